@@ -1,0 +1,47 @@
+# twigfs: `make test` runs every test layer, `make bench` the main benchmark.
+# Variables (see README.md): FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
+# TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, and the bench variables.
+
+SHELL := /bin/bash
+export FLAVOUR ?= default
+export TWIG_CACHE ?= $(HOME)/.cache/twigfs
+export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS
+
+.PHONY: all deps kernel module tools run shell test test-tools test-guest \
+	bench compare clean
+
+all: tools module
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@qemu/build-kernel.sh $(if $(filter debug,$(FLAVOUR)),debug) >/dev/null
+
+module: kernel
+	@tree=$$(qemu/build-kernel.sh $(if $(filter debug,$(FLAVOUR)),debug) 2>/dev/null | tail -n 1); \
+	$(MAKE) -s -C $$tree M=$(CURDIR)/fs modules
+
+tools: deps
+	@$(MAKE) -s -C mkfs
+
+run: deps
+	@test -n "$(SCRIPT)" || { echo "usage: make run SCRIPT=path/to/script.sh" >&2; exit 2; }
+	@qemu/guest.sh $(abspath $(SCRIPT))
+
+shell: deps
+	@qemu/guest.sh --shell
+
+test: deps
+	@scripts/test.sh
+
+bench: deps
+	@workloads/bench.sh
+
+compare: deps
+	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch" >&2; exit 2; }
+	@workloads/bench.sh --compare $(abspath $(PATCH))
+
+clean:
+	$(MAKE) -s -C mkfs clean
+	rm -rf fs/*.o fs/*.ko fs/*.mod* fs/.*.cmd fs/Module.symvers fs/modules.order

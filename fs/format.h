@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twigfs on-disk format: the one contract between twigfs.ko and the
+ * userspace tools in mkfs/.  Every field is little-endian and fixed width,
+ * every structure has a static_assert on its size, and nothing here depends
+ * on the host: the tools include this file unchanged.
+ *
+ * Layout of a device (byte offsets):
+ *
+ *   [0, 64 KiB)          unused (boot loaders, partition tables)
+ *   64 KiB               superblock, 4 KiB, written last at every commit
+ *   [1 MiB, ...)         two copies of the allocation bitmap (A and B)
+ *   after that           tree blocks and file data, handed out by the bitmap
+ *
+ * Metadata lives in one copy-on-write B-tree (the fs tree), btrfs-style:
+ * keys (objectid, type, offset) in lexicographic order; leaves hold an item
+ * array growing from the front and item data growing from the back; internal
+ * nodes hold (key, child address, child generation).
+ *
+ * The allocation bitmap has one bit per sector (sectorsize bytes) of the
+ * device, set when the sector is in use (reserved area, superblock, both
+ * bitmap copies, tree blocks, file data).  It is double-buffered: a commit
+ * writes the new state to the copy the superblock does not point at, flushes,
+ * then writes the superblock naming that copy.  A crash therefore always
+ * leaves a bitmap that matches the trees of the committed superblock.
+ *
+ * Bitmap bit order (as the kernel's __set_bit_le()): sector n is bit (n % 8)
+ * of byte n / 8 of the copy, counting from the least significant bit.  Only
+ * the first DIV_ROUND_UP(total_bytes / sectorsize, 8) bytes of a copy carry
+ * bits; they are what alloc_csum covers, and bits past the last sector are
+ * zero.  alloc_bytes = round_up(those bytes, sectorsize).
+ *
+ * Tree blocks are nodesize bytes at sectorsize-aligned addresses (mkfs also
+ * aligns them to nodesize); file data extents are sector-aligned.
+ */
+#ifndef _TWIGFS_FORMAT_H
+#define _TWIGFS_FORMAT_H
+
+#include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#ifndef __packed
+#define __packed __attribute__((__packed__))
+#endif
+#endif
+
+#define TWIG_MAGIC		0x5F5346474957545FULL	/* "_TWIGFS_" */
+#define TWIG_SUPER_MAGIC	0x54574947		/* statfs f_type, "GIWT" */
+#define TWIG_FORMAT_VERSION	1
+
+#define TWIG_SUPER_OFFSET	(64 * 1024)
+#define TWIG_SUPER_SIZE		4096
+#define TWIG_RESERVED_BYTES	(1024 * 1024)	/* first data: bitmap A */
+
+#define TWIG_SECTORSIZE		4096
+#define TWIG_MIN_NODESIZE	4096
+#define TWIG_MAX_NODESIZE	65536
+#define TWIG_DEFAULT_NODESIZE	16384
+#define TWIG_MIN_DEVICE_BYTES	(16 * 1024 * 1024)
+
+#define TWIG_LABEL_SIZE		64	/* including the terminating NUL */
+#define TWIG_NAME_LEN		255
+#define TWIG_MAX_INLINE		2048	/* largest file kept inline */
+#define TWIG_MAX_LEVEL		8
+
+/* Objectids. */
+#define TWIG_FS_TREE_OBJECTID		5ULL	/* header.owner of fs tree */
+#define TWIG_ROOT_DIR_OBJECTID		256ULL	/* first inode, the root dir */
+#define TWIG_FIRST_FREE_OBJECTID	257ULL
+
+/* Key types, in the order items of one objectid sort. */
+#define TWIG_INODE_ITEM_KEY	1
+#define TWIG_INODE_REF_KEY	12	/* offset: parent dir ino */
+#define TWIG_DIR_ITEM_KEY	84	/* offset: name hash */
+#define TWIG_DIR_INDEX_KEY	96	/* offset: directory sequence */
+#define TWIG_EXTENT_DATA_KEY	108	/* offset: file offset */
+
+/* Directory entry types, the same values as the kernel's FT_* and DT_*. */
+#define TWIG_FT_UNKNOWN		0
+#define TWIG_FT_REG_FILE	1
+#define TWIG_FT_DIR		2
+#define TWIG_FT_CHRDEV		3
+#define TWIG_FT_BLKDEV		4
+#define TWIG_FT_FIFO		5
+#define TWIG_FT_SOCK		6
+#define TWIG_FT_SYMLINK		7
+#define TWIG_FT_MAX		8
+
+/* Feature flags: unknown incompat bits refuse the mount, unknown compat_ro
+ * bits allow a read-only mount only, unknown compat bits are ignored.
+ */
+#define TWIG_FEATURE_COMPAT_SUPP	0ULL
+#define TWIG_FEATURE_COMPAT_RO_SUPP	0ULL
+#define TWIG_FEATURE_INCOMPAT_SUPP	0ULL
+
+/*
+ * Checksums are CRC-32C (Castagnoli).  In terms of the kernel's raw
+ * crc32c(seed, buf, len) from <linux/crc32c.h>, which applies no inversion:
+ *
+ *   block and superblock checksum = ~crc32c(~0, bytes after the csum field)
+ *                                   (the standard CRC-32C value)
+ *   directory name hash           =  crc32c(~1, name, name_len)  (as btrfs)
+ */
+#define TWIG_CSUM_SEED		0xFFFFFFFFU
+#define TWIG_NAME_HASH_SEED	0xFFFFFFFEU
+
+struct twig_disk_key {
+	__le64 objectid;
+	__u8 type;
+	__le64 offset;
+} __packed;
+static_assert(sizeof(struct twig_disk_key) == 17);
+
+struct twig_timespec {
+	__le64 sec;
+	__le32 nsec;
+} __packed;
+static_assert(sizeof(struct twig_timespec) == 12);
+
+struct twig_super_block {
+	__le32 csum;			/* over bytes [4, TWIG_SUPER_SIZE) */
+	__le32 version;
+	__le64 magic;
+	__le64 bytenr;			/* TWIG_SUPER_OFFSET */
+	__u8 fsid[16];
+	__le64 generation;		/* of the last committed transaction */
+	__le64 compat_flags;
+	__le64 compat_ro_flags;
+	__le64 incompat_flags;
+	__le32 sectorsize;
+	__le32 nodesize;
+	__le64 total_bytes;		/* device size used, sector multiple */
+	__le64 bytes_used;		/* set bits in the bitmap * sectorsize */
+	__le64 root;			/* fs tree root block address */
+	__le64 root_generation;		/* generation of that block */
+	__u8 root_level;
+	__u8 alloc_copy;		/* 0: bitmap A is current, 1: B */
+	__u8 pad0[2];
+	__le32 alloc_csum;		/* ~crc32c(~0) of the current bitmap */
+	__le64 alloc_start;		/* address of bitmap A */
+	__le64 alloc_bytes;		/* bytes reserved per copy; B follows A */
+	__le64 root_dir_objectid;	/* TWIG_ROOT_DIR_OBJECTID */
+	char label[TWIG_LABEL_SIZE];	/* NUL-terminated */
+	__u8 reserved[3888];
+} __packed;
+static_assert(sizeof(struct twig_super_block) == TWIG_SUPER_SIZE);
+
+/* Common header of every tree block; the checksum covers [4, nodesize). */
+struct twig_header {
+	__le32 csum;
+	__le32 flags;
+	__u8 fsid[16];
+	__le64 bytenr;			/* the block's own address */
+	__le64 generation;		/* transaction that wrote it */
+	__le64 owner;			/* TWIG_FS_TREE_OBJECTID */
+	__le32 nritems;
+	__u8 level;			/* 0 for leaves */
+	__u8 reserved[11];
+} __packed;
+static_assert(sizeof(struct twig_header) == 64);
+
+/*
+ * Leaf item: data lives at [offset, offset + size) counted from the start of
+ * the block.  Item i's data lies below item i-1's, so data packs from the end
+ * of the block towards the item array.
+ */
+struct twig_item {
+	struct twig_disk_key key;
+	__le32 offset;
+	__le32 size;
+} __packed;
+static_assert(sizeof(struct twig_item) == 25);
+
+/* Internal node pointer: @key is the smallest key in the child's subtree. */
+struct twig_key_ptr {
+	struct twig_disk_key key;
+	__le64 blockptr;
+	__le64 generation;
+} __packed;
+static_assert(sizeof(struct twig_key_ptr) == 33);
+
+/*
+ * TWIG_INODE_ITEM_KEY: (ino, INODE_ITEM, 0).
+ *
+ * Link counts: a non-directory's nlink is the number of directory entries
+ * naming it; a directory's is 2 plus its number of subdirectories (as ext4).
+ * A directory has exactly one INODE_REF (its ".." is that ref's parent)
+ * except the root, which has none and is its own parent.  A directory's size
+ * is twice the sum of its entries' name lengths, as btrfs.
+ */
+struct twig_inode_item {
+	__le64 generation;		/* transaction that created it */
+	__le64 transid;			/* transaction that last changed it */
+	__le64 size;
+	__le64 nbytes;			/* bytes of data blocks and inline data */
+	__le64 next_index;		/* directories: next DIR_INDEX offset */
+	__le32 nlink;
+	__le32 uid;
+	__le32 gid;
+	__le32 mode;
+	__le64 rdev;			/* new_encode_dev() of the device */
+	__le64 flags;
+	struct twig_timespec atime;
+	struct twig_timespec ctime;
+	struct twig_timespec mtime;
+	struct twig_timespec otime;	/* birth time */
+	__le64 reserved[4];
+} __packed;
+static_assert(sizeof(struct twig_inode_item) == 152);
+
+/*
+ * TWIG_DIR_ITEM_KEY (dir, DIR_ITEM, name hash) holds one or more of these
+ * back to back, one per name with that hash; TWIG_DIR_INDEX_KEY (dir,
+ * DIR_INDEX, sequence) holds exactly one.  The name follows the structure.
+ * Directory indexes start at 2: readdir offsets 0 and 1 are "." and "..".
+ */
+struct twig_dir_entry {
+	__le64 ino;
+	__le64 transid;
+	__le16 name_len;
+	__u8 type;			/* TWIG_FT_* */
+} __packed;
+static_assert(sizeof(struct twig_dir_entry) == 19);
+
+#define TWIG_FIRST_DIR_INDEX	2ULL
+
+/*
+ * TWIG_INODE_REF_KEY (ino, INODE_REF, parent ino) holds one of these per name
+ * the inode has in that parent, back to back, each followed by its name.
+ * @index is the DIR_INDEX offset of that name.
+ */
+struct twig_inode_ref {
+	__le64 index;
+	__le16 name_len;
+} __packed;
+static_assert(sizeof(struct twig_inode_ref) == 10);
+
+/*
+ * TWIG_EXTENT_DATA_KEY (ino, EXTENT_DATA, file offset).  An inline extent
+ * stores its bytes right after @type (the item is then
+ * TWIG_FILE_EXTENT_INLINE_START + ram_bytes long) and is the file's only
+ * extent, at offset 0.  A regular extent maps [key.offset, key.offset +
+ * num_bytes) of the file to [disk_bytenr + offset, ... + num_bytes) on disk,
+ * inside the allocated run [disk_bytenr, disk_bytenr + disk_num_bytes).
+ * No item means a hole.  Symlink targets are stored as inline extents.
+ *
+ * Extents are never shared: a regular item owns its sectors [disk_bytenr,
+ * disk_bytenr + disk_num_bytes) alone, twigfs writes offset 0 and
+ * disk_num_bytes = num_bytes rounded up to the sector size, and a partial
+ * overwrite splits the item and frees the sectors no longer referenced.
+ * The inode's nbytes is the sum of disk_num_bytes over its regular extents
+ * plus ram_bytes of its inline extent.
+ */
+struct twig_file_extent {
+	__le64 generation;
+	__le64 ram_bytes;
+	__u8 type;			/* TWIG_FILE_EXTENT_* */
+	__le64 disk_bytenr;
+	__le64 disk_num_bytes;
+	__le64 offset;
+	__le64 num_bytes;
+} __packed;
+static_assert(sizeof(struct twig_file_extent) == 49);
+
+#define TWIG_FILE_EXTENT_INLINE		0
+#define TWIG_FILE_EXTENT_REG		1
+#define TWIG_FILE_EXTENT_INLINE_START	17	/* offsetof(disk_bytenr) */
+
+#endif /* _TWIGFS_FORMAT_H */

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Guest side of `make test`: run every /twig/test-*.sh on a fresh twigfs at
+# /mnt, check the disk with fsck.twigfs after each, then the KUnit suites.
+# Prints PASS/FAIL lines; the host counts them.
+dev=${TWIG_DEV:-/dev/vda}
+mnt=${TWIG_MNT:-/mnt}
+rc=0
+
+fresh_fs() {
+	umount "$mnt" 2>/dev/null
+	mkfs.twigfs -q -f "$dev" && mount -t twigfs "$dev" "$mnt"
+}
+
+for t in /twig/test-*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	if ! fresh_fs; then
+		echo "FAIL $name: cannot make and mount a fresh twigfs"
+		rc=1
+		continue
+	fi
+	echo "== $name"
+	out=/tmp/$name.out
+	sh "$t" >"$out" 2>&1
+	st=$?
+	cat "$out"
+	if [ $st != 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $name: exited with status $st"
+	fi
+	[ $st = 0 ] || rc=1
+	umount "$mnt" 2>/dev/null
+	if fsck.twigfs -n "$dev" >/tmp/fsck.out 2>&1; then
+		echo "PASS $name-fsck-clean"
+	else
+		echo "FAIL $name-fsck-clean: fsck.twigfs found damage"
+		head -n 20 /tmp/fsck.out
+		rc=1
+	fi
+done
+
+# KUnit suites: modules named *kunit*.ko print KTAP to the kernel log when
+# loaded; every test case line is counted.
+for k in /lib/twigfs/*kunit*.ko; do
+	[ -e "$k" ] || continue
+	dmesg -c >/dev/null
+	insmod "$k" || echo "FAIL $(basename "$k"): insmod failed"
+	dmesg | sed -n 's/^\[[ 0-9.]*\] *//p' >/tmp/kunit.out
+	sed -n 's/^ *ok [0-9]* \([^#]*\).*$/PASS kunit-\1/p;
+		s/^ *not ok [0-9]* \([^#]*\).*$/FAIL kunit-\1/p' /tmp/kunit.out |
+		grep -v '^PASS kunit-.*# SKIP' | sed 's/ *$//'
+	grep -q '^ *not ok' /tmp/kunit.out && rc=1
+	rmmod "$k" 2>/dev/null
+done
+exit $rc

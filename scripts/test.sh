@@ -1,0 +1,45 @@
+#!/bin/bash
+# `make test`: every test layer, then one line "N passed, N failed".
+#
+# Layers: the userspace tools' tests (ASan/UBSan), the harness's own tests
+# (a failing job, an oops and a hang must each fail a run), and the guest
+# suite (qemu/tests/*.sh and the KUnit suites, one boot).  Each layer reports
+# PASS/FAIL lines; a layer that dies without reporting counts as one failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=${TWIG_CACHE:-$HOME/.cache/twigfs}/runs/test-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$logs"
+passed=0
+failed=0
+
+# count <log>: add the log's PASS and FAIL lines to the totals.
+count() {
+	local p f
+	p=$(grep -c '^PASS ' "$1" || true)
+	f=$(grep -c '^FAIL ' "$1" || true)
+	passed=$((passed + p))
+	failed=$((failed + f))
+	echo "== $(basename "$1" .log): $p passed, $f failed"
+}
+
+layer() {
+	local name=$1 log=$logs/$1.log rc=0
+	shift
+	echo "== $name: $*"
+	"$@" >"$log" 2>&1 || rc=$?
+	grep -E '^(PASS|FAIL) ' "$log" || true
+	if ((rc != 0)) && ! grep -q '^FAIL ' "$log"; then
+		echo "FAIL $name: exited with status $rc (log: $log)" | tee -a "$log"
+		tail -n 20 "$log" | sed 's/^/    /'
+	fi
+	count "$log"
+}
+
+start=$SECONDS
+layer tools make -C "$top/mkfs" test
+layer harness "$top/scripts/test-harness.sh"
+layer guest "$top/scripts/test-guest.sh"
+echo "logs in $logs; took $((SECONDS - start)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))
