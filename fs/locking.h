@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twigfs tree locks: the one small API every tree-node lock goes through.
+ * The strategy behind it is chosen per mount (lock=); the lock order and the
+ * lockdep rules are written down at the top of locking.c.
+ */
+#ifndef _TWIGFS_LOCKING_H
+#define _TWIGFS_LOCKING_H
+
+#include "twigfs.h"
+
+/*
+ * Lockdep subclasses for taking a second lock of the same level (see the
+ * lock order in locking.c).  Plain descents use TWIG_NESTING_NORMAL.
+ */
+enum twig_nesting {
+	TWIG_NESTING_NORMAL,
+	TWIG_NESTING_COW,		/* the new copy of a node we hold */
+	TWIG_NESTING_SPLIT,		/* the new right half of a split */
+	TWIG_NESTING_NEW_ROOT,		/* a new root above the one we hold */
+	TWIG_NESTING_SIBLING,		/* a sibling, under the held parent */
+	TWIG_NESTING_SIBLING_COW,	/* the new copy of that sibling */
+	TWIG_NESTING_MAX,
+};
+
+/*
+ * A lock strategy: a few dozen lines each, in locking.c.  @trylock and
+ * @lock carry the lockdep annotation themselves; the statistics are kept by
+ * the callers in locking.c, never by a strategy.
+ */
+struct twig_lock_ops {
+	const char *name;
+	void (*init)(struct twig_eb *eb);
+	bool (*trylock)(struct twig_eb *eb, bool write, int subclass);
+	void (*lock)(struct twig_eb *eb, bool write, int subclass);
+	void (*unlock)(struct twig_eb *eb, bool write);
+	bool (*is_locked)(struct twig_eb *eb);
+};
+
+/* NULL for an unknown name: the mount then fails with EINVAL. */
+const struct twig_lock_ops *twig_lock_strategy_get(const char *name);
+
+void twig_eb_lock_init(struct twig_eb *eb);
+
+void twig_tree_lock_nested(struct twig_eb *eb, enum twig_nesting nest);
+void twig_tree_read_lock(struct twig_eb *eb);
+bool twig_tree_try_lock(struct twig_eb *eb);
+bool twig_tree_try_read_lock(struct twig_eb *eb);
+void twig_tree_unlock(struct twig_eb *eb);
+void twig_tree_read_unlock(struct twig_eb *eb);
+
+static inline void twig_tree_lock(struct twig_eb *eb)
+{
+	twig_tree_lock_nested(eb, TWIG_NESTING_NORMAL);
+}
+
+static inline void twig_tree_unlock_rw(struct twig_eb *eb, int rw)
+{
+	if (rw == TWIG_WRITE_LOCK)
+		twig_tree_unlock(eb);
+	else if (rw == TWIG_READ_LOCK)
+		twig_tree_read_unlock(eb);
+}
+
+static inline void twig_assert_tree_locked(struct twig_eb *eb)
+{
+	WARN_ON_ONCE(IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) &&
+		     !eb->fs->lock_ops->is_locked(eb));
+}
+
+/* Per-mount statistics: allocated at mount, shown and reset from sysfs. */
+int twig_lock_stats_alloc(struct twig_fs_info *fs);
+void twig_lock_stats_free(struct twig_fs_info *fs);
+ssize_t twig_lock_stats_show(struct twig_fs_info *fs, char *buf);
+void twig_lock_stats_reset(struct twig_fs_info *fs);
+
+#endif /* _TWIGFS_LOCKING_H */

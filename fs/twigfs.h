@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twigfs in-memory structures shared by every file of the module.
+ *
+ * Owners: the tree core (ctree.c, extent_io.c, locking.c, transaction.c,
+ * alloc.c) defines everything here; the VFS side (super.c, inode.c, namei.c,
+ * dir.c, file.c) only uses it, except for the section of struct
+ * twig_fs_info marked "VFS side", which super.c owns.
+ */
+#ifndef _TWIGFS_H
+#define _TWIGFS_H
+
+#include <linux/fs.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/shrinker.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "format.h"
+
+/* Keys in CPU byte order; compared (objectid, type, offset). */
+struct twig_key {
+	u64 objectid;
+	u8 type;
+	u64 offset;
+};
+
+/* Extent buffer state bits (twig_eb.bflags). */
+enum {
+	TWIG_EB_UPTODATE,	/* data holds the block's contents */
+	TWIG_EB_READING,	/* a read is in flight; wait_on_bit() for it */
+	TWIG_EB_DIRTY,		/* on fs->dirty_list, written at commit */
+	TWIG_EB_STALE,		/* freed or replaced: no longer in the cache */
+};
+
+/*
+ * An extent buffer: the in-memory copy of one tree block.  Found in
+ * fs->eb_cache by bytenr, reference counted (the cache holds one reference,
+ * the dirty list another), freed after an RCU grace period because lookups
+ * run under rcu_read_lock().  @data is nodesize contiguous bytes (kmalloc,
+ * hence also physically contiguous for bio I/O).  The per-node lock is the
+ * one the mount's strategy uses; all tree locking goes through locking.h.
+ */
+struct twig_eb {
+	u64 start;			/* bytenr */
+	u32 len;			/* nodesize */
+	u8 level;			/* fixed for the life of the eb */
+	refcount_t refs;
+	unsigned long bflags;
+	struct twig_fs_info *fs;
+	void *data;
+	struct list_head dirty_list;	/* fs->dirty_list, under dirty_lock */
+	struct rcu_head rcu;
+	union {
+		struct mutex mutex;		/* lock=mutex, lock=spin512 */
+		struct rw_semaphore rwsem;	/* lock=rwsem */
+	} lock;
+};
+
+/* Per-level-class, per-mode lock statistics; see locking.c. */
+enum twig_lock_class {
+	TWIG_LC_ROOT,
+	TWIG_LC_INTERNAL,
+	TWIG_LC_LEAF,
+	TWIG_LC_NR,
+};
+
+enum twig_lock_mode {
+	TWIG_LM_READ,
+	TWIG_LM_WRITE,
+	TWIG_LM_NR,
+};
+
+struct twig_lock_stat {
+	u64 acquired;		/* every acquisition */
+	u64 contended;		/* the first try failed */
+	u64 spun;		/* contended, acquired without sleeping */
+	u64 slept;		/* contended, the task slept */
+	u64 wait_ns;		/* total wait of contended acquisitions */
+	u64 max_wait_ns;
+};
+
+struct twig_lock_stats {
+	struct twig_lock_stat s[TWIG_LC_NR][TWIG_LM_NR];
+};
+
+struct twig_lock_ops;
+
+/* fs->flags */
+enum {
+	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
+	TWIG_FS_ERROR,		/* a commit failed: refuse new transactions */
+	TWIG_FS_RDONLY,		/* mounted read-only: no transactions */
+};
+
+struct twig_fs_info {
+	struct super_block *sb;
+	struct block_device *bdev;	/* NULL with TWIG_FS_MEMONLY */
+	unsigned long flags;
+	struct twig_super_block *super_copy;	/* last committed super */
+	u32 nodesize;
+	u32 sectorsize;
+	u64 total_bytes;
+	u8 fsid[16];
+
+	/*
+	 * The tree root.  @root is changed only by a task holding the old
+	 * root's write lock, under @root_lock; searches take a reference under
+	 * @root_lock, lock the node, and recheck that it is still the root.
+	 */
+	spinlock_t root_lock;
+	struct twig_eb *root;
+	u8 root_level;
+
+	/* Tree locks: the mount's strategy and its per-CPU statistics. */
+	const struct twig_lock_ops *lock_ops;
+	struct twig_lock_stats __percpu *lock_stats;
+
+	/* Extent buffer cache, indexed by bytenr >> TWIG_SECTOR_SHIFT. */
+	struct xarray eb_cache;
+	atomic_long_t eb_cached;
+	struct shrinker eb_shrinker;
+	bool eb_shrinker_registered;
+	struct xarray memdev;		/* TWIG_FS_MEMONLY: sector -> page */
+
+	/*
+	 * Transactions (transaction.c).  @trans_lock protects the state
+	 * fields; @commit_mutex serializes commits.
+	 */
+	struct mutex commit_mutex;
+	spinlock_t trans_lock;
+	u64 generation;			/* last committed transaction */
+	u64 running_transid;		/* 0: none running */
+	int num_writers;		/* open handles on the running one */
+	bool commit_blocked;		/* a commit is writing: joiners wait */
+	wait_queue_head_t join_wait;	/* joiners, while commit_blocked */
+	wait_queue_head_t writer_wait;	/* the commit, for num_writers == 0 */
+	spinlock_t dirty_lock;
+	struct list_head dirty_list;	/* dirty ebs of the running trans */
+
+	/* Allocator (alloc.c), under @alloc_lock. */
+	spinlock_t alloc_lock;
+	unsigned long *alloc_committed;	/* as on disk at the last commit */
+	unsigned long *alloc_working;	/* with the running trans' changes */
+	u64 alloc_nbits;		/* sectors on the device */
+	u64 alloc_hint_meta;		/* next sector to try, tree blocks */
+	u64 alloc_hint_data;		/* next sector to try, data */
+	u64 free_sectors;		/* clear in both bitmaps */
+	u64 pinned_sectors;		/* set in committed, clear in working */
+	u64 used_sectors;		/* set in working */
+	u64 meta_reserved;		/* bytes promised to open handles */
+	u64 global_reserve;		/* bytes only deletes and commits use */
+	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
+
+	atomic64_t next_objectid;
+
+	/* ---- VFS side (super.c owns these fields) ---- */
+	unsigned int commit_interval;	/* seconds */
+	struct delayed_work commit_work;
+	struct kobject kobj;		/* /sys/fs/twigfs/<dev>/ */
+	struct completion kobj_unregister;
+};
+
+#define TWIG_SECTOR_SHIFT	12	/* ilog2(TWIG_SECTORSIZE) */
+
+static inline struct twig_fs_info *twig_sb(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/*
+ * Transaction handle: one per caller, joined to the single running
+ * transaction.  @transid is its generation.
+ */
+struct twig_trans {
+	struct twig_fs_info *fs;
+	u64 transid;
+	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
+	bool use_reserve;	/* may dip into fs->global_reserve */
+};
+
+/* Path from the root to a leaf; see twig_search_slot() in ctree.c. */
+enum {
+	TWIG_NO_LOCK,
+	TWIG_READ_LOCK,
+	TWIG_WRITE_LOCK,
+};
+
+struct twig_path {
+	struct twig_eb *nodes[TWIG_MAX_LEVEL];
+	int slots[TWIG_MAX_LEVEL];
+	u8 locks[TWIG_MAX_LEVEL];
+	/* Read-only searches: smallest key right of the path, for next_leaf. */
+	bool have_next_key;
+	struct twig_key next_key;
+};
+
+/* ---- extent buffer accessors (little-endian on disk) ---- */
+
+static inline struct twig_header *twig_eb_header(const struct twig_eb *eb)
+{
+	return eb->data;
+}
+
+static inline u32 twig_header_nritems(const struct twig_eb *eb)
+{
+	return le32_to_cpu(twig_eb_header(eb)->nritems);
+}
+
+static inline void twig_set_header_nritems(struct twig_eb *eb, u32 nr)
+{
+	twig_eb_header(eb)->nritems = cpu_to_le32(nr);
+}
+
+static inline u8 twig_header_level(const struct twig_eb *eb)
+{
+	return twig_eb_header(eb)->level;
+}
+
+static inline u64 twig_header_generation(const struct twig_eb *eb)
+{
+	return le64_to_cpu(twig_eb_header(eb)->generation);
+}
+
+static inline void twig_disk_to_key(struct twig_key *key,
+				    const struct twig_disk_key *disk)
+{
+	key->objectid = le64_to_cpu(disk->objectid);
+	key->type = disk->type;
+	key->offset = le64_to_cpu(disk->offset);
+}
+
+static inline void twig_key_to_disk(struct twig_disk_key *disk,
+				    const struct twig_key *key)
+{
+	disk->objectid = cpu_to_le64(key->objectid);
+	disk->type = key->type;
+	disk->offset = cpu_to_le64(key->offset);
+}
+
+static inline int twig_comp_keys(const struct twig_key *a,
+				 const struct twig_key *b)
+{
+	if (a->objectid != b->objectid)
+		return a->objectid < b->objectid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+/* Leaves: item headers after the block header. */
+static inline struct twig_item *twig_item_nr(const struct twig_eb *eb,
+					     int slot)
+{
+	return (struct twig_item *)(eb->data + sizeof(struct twig_header)) +
+		slot;
+}
+
+static inline void twig_item_key(const struct twig_eb *eb, int slot,
+				 struct twig_key *key)
+{
+	twig_disk_to_key(key, &twig_item_nr(eb, slot)->key);
+}
+
+static inline u32 twig_item_offset(const struct twig_eb *eb, int slot)
+{
+	return le32_to_cpu(twig_item_nr(eb, slot)->offset);
+}
+
+static inline u32 twig_item_size(const struct twig_eb *eb, int slot)
+{
+	return le32_to_cpu(twig_item_nr(eb, slot)->size);
+}
+
+static inline void *twig_item_ptr(const struct twig_eb *eb, int slot)
+{
+	return eb->data + twig_item_offset(eb, slot);
+}
+
+/* Internal nodes: key pointers after the block header. */
+static inline struct twig_key_ptr *twig_node_ptr(const struct twig_eb *eb,
+						 int slot)
+{
+	return (struct twig_key_ptr *)(eb->data +
+				       sizeof(struct twig_header)) + slot;
+}
+
+static inline void twig_node_key(const struct twig_eb *eb, int slot,
+				 struct twig_key *key)
+{
+	twig_disk_to_key(key, &twig_node_ptr(eb, slot)->key);
+}
+
+static inline u64 twig_node_blockptr(const struct twig_eb *eb, int slot)
+{
+	return le64_to_cpu(twig_node_ptr(eb, slot)->blockptr);
+}
+
+static inline u64 twig_node_ptr_generation(const struct twig_eb *eb, int slot)
+{
+	return le64_to_cpu(twig_node_ptr(eb, slot)->generation);
+}
+
+static inline u32 twig_leaf_data_size(const struct twig_fs_info *fs)
+{
+	return fs->nodesize - sizeof(struct twig_header);
+}
+
+static inline u32 twig_max_ptrs(const struct twig_fs_info *fs)
+{
+	return twig_leaf_data_size(fs) / sizeof(struct twig_key_ptr);
+}
+
+/* Largest item data a leaf can hold (one item alone in a leaf). */
+static inline u32 twig_max_item_size(const struct twig_fs_info *fs)
+{
+	return twig_leaf_data_size(fs) - sizeof(struct twig_item);
+}
+
+/* ---- checksums (format.h) ---- */
+u32 twig_csum(const void *data, size_t len);
+
+/* ---- extent_io.c ---- */
+int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len);
+int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
+		   size_t len, blk_opf_t flags);
+int twig_dev_flush(struct twig_fs_info *fs);
+int twig_eb_cache_init(struct twig_fs_info *fs);
+void twig_eb_cache_destroy(struct twig_fs_info *fs);
+struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
+			     u64 parent_transid);
+struct twig_eb *twig_new_eb(struct twig_fs_info *fs, u64 bytenr, int level);
+void twig_eb_get(struct twig_eb *eb);
+void twig_eb_put(struct twig_eb *eb);
+void twig_eb_forget(struct twig_eb *eb);
+void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb);
+int twig_write_dirty_ebs(struct twig_fs_info *fs);
+
+/* ---- ctree.c ---- */
+struct twig_path *twig_alloc_path(void);
+void twig_free_path(struct twig_path *path);
+void twig_release_path(struct twig_path *path);
+int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
+		     const struct twig_key *key, struct twig_path *path,
+		     int ins_len, int cow);
+int twig_insert_empty_item(struct twig_trans *trans, struct twig_fs_info *fs,
+			   struct twig_path *path, const struct twig_key *key,
+			   u32 size);
+int twig_insert_item(struct twig_trans *trans, struct twig_fs_info *fs,
+		     const struct twig_key *key, const void *data, u32 size);
+int twig_del_items(struct twig_trans *trans, struct twig_fs_info *fs,
+		   struct twig_path *path, int slot, int nr);
+int twig_del_item(struct twig_trans *trans, struct twig_fs_info *fs,
+		  struct twig_path *path);
+int twig_extend_item(struct twig_fs_info *fs, struct twig_path *path,
+		     u32 new_size);
+void twig_truncate_item(struct twig_fs_info *fs, struct twig_path *path,
+			u32 new_size);
+int twig_next_leaf(struct twig_fs_info *fs, struct twig_path *path);
+int twig_next_item(struct twig_fs_info *fs, struct twig_path *path);
+int twig_prev_item(struct twig_fs_info *fs, struct twig_path *path);
+u32 twig_leaf_free_space(const struct twig_eb *leaf);
+int twig_tree_open(struct twig_fs_info *fs);
+void twig_tree_close(struct twig_fs_info *fs);
+
+/* ---- transaction.c ---- */
+struct twig_trans *twig_start_transaction(struct twig_fs_info *fs,
+					  unsigned int items);
+struct twig_trans *twig_start_transaction_reserved(struct twig_fs_info *fs,
+						   unsigned int items);
+void twig_end_transaction(struct twig_trans *trans);
+int twig_commit_transaction(struct twig_fs_info *fs);
+
+/* ---- alloc.c ---- */
+int twig_alloc_init(struct twig_fs_info *fs);
+void twig_alloc_destroy(struct twig_fs_info *fs);
+int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr);
+void twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);
+int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		    u64 bytes, u64 *bytenr);
+void twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		    u64 bytenr, u64 bytes);
+u64 twig_bytes_used(struct twig_fs_info *fs);
+u64 twig_bytes_free(struct twig_fs_info *fs);
+u64 twig_bytes_avail(struct twig_fs_info *fs);
+int twig_reserve_meta(struct twig_trans *trans, unsigned int items);
+void twig_release_meta(struct twig_trans *trans);
+int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum);
+void twig_alloc_committed(struct twig_fs_info *fs);
+int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);
+
+/* ---- setup and teardown of the core, called by super.c ---- */
+int twig_core_open(struct twig_fs_info *fs);
+void twig_core_close(struct twig_fs_info *fs);
+
+#endif /* _TWIGFS_H */
