@@ -25,6 +25,7 @@
 #define EXIT_CLEAN	0
 #define EXIT_ERRORS	4
 #define EXIT_OPERATIONAL 8
+#define EXIT_USAGE	16
 #define MAX_PRINTED	2000	/* error lines; the count goes on */
 
 struct item {
@@ -970,7 +971,8 @@ static void run_passes(struct fsck *f)
 	else
 		problem(f, "superblock", "root %" PRIu64 " outside the data area or misaligned",
 			root.addr);
-	qsort(f->items, f->nitems, sizeof(*f->items), item_cmp);
+	if (f->nitems)
+		qsort(f->items, f->nitems, sizeof(*f->items), item_cmp);
 	if (f->verbose)
 		printf(PROG ": pass 2: %zu items\n", f->nitems);
 	build_inodes(f);
@@ -983,6 +985,17 @@ static void run_passes(struct fsck *f)
 	check_bitmap(f);
 }
 
+static void free_fsck(struct fsck *f)
+{
+	for (size_t i = 0; i < f->nitems; i++)
+		free(f->items[i].data);
+	free(f->items);
+	free(f->inodes);
+	free(f->used);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " [-n] [-v] [--dump] device|image\n"
@@ -990,7 +1003,7 @@ static void usage(void)
 		"  -v      print progress and a summary\n"
 		"  --dump  print the superblock and every tree block instead\n"
 		"  -f, -p, -a, -y are accepted for fsck(8) and ignored\n");
-	exit(EXIT_OPERATIONAL);
+	exit(EXIT_USAGE);
 }
 
 int main(int argc, char **argv)
@@ -1027,10 +1040,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": cannot open %s: %s\n", f.path, strerror(errno));
 			return EXIT_OPERATIONAL;
 		}
-		return twig_dump(f.fd, stdout) ? EXIT_OPERATIONAL : EXIT_CLEAN;
+		c = twig_dump(f.fd, stdout);
+		free_fsck(&f);
+		return c ? EXIT_OPERATIONAL : EXIT_CLEAN;
 	}
-	if (open_fs(&f))
+	if (open_fs(&f)) {
+		free_fsck(&f);
 		return EXIT_OPERATIONAL;
+	}
 	if (f.verbose)
 		printf(PROG ": checking %s\n", f.path);
 	if (check_super(&f))
@@ -1041,5 +1058,6 @@ int main(int argc, char **argv)
 		printf(PROG ": %s: %" PRIu64 " tree blocks (%" PRIu64 " leaves), %zu items, %zu inodes, %" PRIu64 " extents, %lu problems\n",
 		       f.path, f.nblocks, f.nleaves, f.nitems, f.ninodes,
 		       f.nextents, f.errors);
+	free_fsck(&f);
 	return f.errors ? EXIT_ERRORS : EXIT_CLEAN;
 }

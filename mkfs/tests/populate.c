@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twig-populate: test-only tool that fills a freshly made twigfs image with
+ * directories, files (empty, inline, regular with holes), symlinks, device
+ * nodes and hard links, writing a brand new fs tree bulk-loaded bottom-up so
+ * it can be several levels deep.  With -D it damages the result in one
+ * precise way, keeping checksums valid, so fsck must find the damage itself.
+ *
+ *   twig-populate [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] image
+ *
+ * Not a mkfs: it trusts the superblock it finds and rewrites the whole tree,
+ * the data area and the allocation bitmap (into the other copy).
+ */
+#include "../twig_lib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROG	"twig-populate"
+#define GEN	2
+
+struct pitem {
+	struct twig_key key;
+	uint8_t *data;
+	uint32_t size;
+};
+
+struct pinode {
+	uint64_t ino;
+	uint32_t mode, nlink;
+	uint64_t size, nbytes, next_index;
+};
+
+struct block {
+	uint64_t addr;
+	uint8_t *buf;
+	struct twig_key first;
+};
+
+struct pop {
+	int fd;
+	struct twig_super_block sb;
+	uint32_t nodesize;
+	uint64_t total_bytes, alloc_bytes, cursor;
+	struct pitem *items;
+	size_t nitems, items_cap;
+	struct pinode *inodes;
+	size_t ninodes;
+	struct block *blocks;
+	size_t nblocks;
+	uint8_t *map;
+	uint64_t rng;
+	unsigned fanout;
+	const char *damage;
+	uint64_t first_extent;	/* disk address of the first regular extent */
+	uint64_t data_end, tree_start;
+	unsigned nextents;
+};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *xzalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static uint64_t rnd(struct pop *p, uint64_t n)
+{
+	p->rng ^= p->rng << 13;
+	p->rng ^= p->rng >> 7;
+	p->rng ^= p->rng << 17;
+	return n ? p->rng % n : 0;
+}
+
+static bool damage_is(const struct pop *p, const char *what)
+{
+	return p->damage && !strcmp(p->damage, what);
+}
+
+/* ---- the namespace model ---- */
+
+static struct pitem *add_item(struct pop *p, uint64_t objectid, uint8_t type,
+			      uint64_t offset, const void *data, uint32_t size)
+{
+	struct pitem *it;
+
+	if (p->nitems == p->items_cap) {
+		p->items_cap = p->items_cap ? 2 * p->items_cap : 1024;
+		p->items = realloc(p->items, p->items_cap * sizeof(*p->items));
+		if (!p->items)
+			die("out of memory");
+	}
+	it = &p->items[p->nitems++];
+	it->key = (struct twig_key){ objectid, type, offset };
+	it->data = xzalloc(size);
+	memcpy(it->data, data, size);
+	it->size = size;
+	return it;
+}
+
+static struct pinode *new_inode(struct pop *p, uint32_t mode)
+{
+	struct pinode *in = &p->inodes[p->ninodes];
+
+	in->ino = TWIG_ROOT_DIR_OBJECTID + p->ninodes++;
+	in->mode = mode;
+	in->next_index = TWIG_FIRST_DIR_INDEX;
+	if (S_ISDIR(mode))
+		in->nlink = 2;
+	return in;
+}
+
+static void add_dirent(struct pop *p, uint64_t dir, uint8_t type,
+		       uint64_t offset, const struct pinode *in, const char *name)
+{
+	uint16_t len = (uint16_t)strlen(name);
+	uint8_t buf[sizeof(struct twig_dir_entry) + TWIG_NAME_LEN];
+	struct twig_dir_entry de = {
+		.ino = htole64(in->ino),
+		.transid = htole64(GEN),
+		.name_len = htole16(len),
+		.type = twig_mode_to_ft(in->mode),
+	};
+
+	memcpy(buf, &de, sizeof(de));
+	memcpy(buf + sizeof(de), name, len);
+	add_item(p, dir, type, offset, buf, (uint32_t)(sizeof(de) + len));
+}
+
+static void link_inode(struct pop *p, struct pinode *dir, struct pinode *in,
+		       const char *name)
+{
+	uint16_t len = (uint16_t)strlen(name);
+	uint64_t index = dir->next_index++;
+	uint8_t buf[sizeof(struct twig_inode_ref) + TWIG_NAME_LEN];
+	struct twig_inode_ref ref = {
+		.index = htole64(index),
+		.name_len = htole16(len),
+	};
+
+	add_dirent(p, dir->ino, TWIG_DIR_ITEM_KEY, twig_name_hash(name, len),
+		   in, name);
+	if (!damage_is(p, "noindex") || index != TWIG_FIRST_DIR_INDEX + 1)
+		add_dirent(p, dir->ino, TWIG_DIR_INDEX_KEY, index, in, name);
+	memcpy(buf, &ref, sizeof(ref));
+	memcpy(buf + sizeof(ref), name, len);
+	add_item(p, in->ino, TWIG_INODE_REF_KEY, dir->ino, buf,
+		 (uint32_t)(sizeof(ref) + len));
+	dir->size += 2 * len;
+	if (S_ISDIR(in->mode))
+		dir->nlink++;
+	else
+		in->nlink++;
+}
+
+/* Unique names of varying length, so leaves fill unevenly. */
+static void make_name(struct pop *p, char *buf, const char *kind,
+		      uint64_t ino, unsigned link)
+{
+	int n = sprintf(buf, "%s-%" PRIu64 "-%u-", kind, ino, link);
+	unsigned pad = (unsigned)rnd(p, 40);
+
+	for (unsigned i = 0; i < pad; i++)
+		buf[n++] = (char)('a' + rnd(p, 26));
+	buf[n] = '\0';
+}
+
+static void add_inline(struct pop *p, struct pinode *in, uint64_t len)
+{
+	uint8_t *buf = xzalloc(TWIG_FILE_EXTENT_INLINE_START + len);
+	struct twig_file_extent fe = {
+		.generation = htole64(GEN),
+		.ram_bytes = htole64(len),
+		.type = TWIG_FILE_EXTENT_INLINE,
+	};
+
+	memcpy(buf, &fe, TWIG_FILE_EXTENT_INLINE_START);
+	for (uint64_t i = 0; i < len; i++)
+		buf[TWIG_FILE_EXTENT_INLINE_START + i] = (uint8_t)('A' + i % 26);
+	add_item(p, in->ino, TWIG_EXTENT_DATA_KEY, 0, buf,
+		 (uint32_t)(TWIG_FILE_EXTENT_INLINE_START + len));
+	free(buf);
+	in->size = len;
+	in->nbytes = len;
+}
+
+/* A regular extent of @len bytes at file offset @off, data written now. */
+static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
+			uint64_t len)
+{
+	uint64_t disk_len = twig_round_up(len, TWIG_SECTORSIZE);
+	uint8_t *data = xzalloc(disk_len);
+	struct twig_file_extent fe = {
+		.generation = htole64(GEN),
+		.ram_bytes = htole64(disk_len),
+		.type = TWIG_FILE_EXTENT_REG,
+		.disk_bytenr = htole64(p->cursor),
+		.disk_num_bytes = htole64(disk_len),
+		.num_bytes = htole64(len),
+	};
+
+	/* the second extent written claims the first one's sectors too */
+	if (damage_is(p, "extoverlap") && p->nextents++ == 1)
+		fe.disk_bytenr = htole64(p->first_extent);
+	if (!p->first_extent)
+		p->first_extent = p->cursor;
+	memset(data, (int)(in->ino & 0xff), len);
+	if (twig_pwrite_full(p->fd, data, disk_len, p->cursor))
+		die("write failed: %s", strerror(errno));
+	free(data);
+	p->cursor += disk_len;
+	if (p->cursor > p->total_bytes / 2)
+		die("image too small for this much data");
+	add_item(p, in->ino, TWIG_EXTENT_DATA_KEY, off, &fe, sizeof(fe));
+	in->size = off + len;
+	in->nbytes += disk_len;
+}
+
+static void add_file_data(struct pop *p, struct pinode *in, unsigned kind)
+{
+	switch (kind) {
+	case 0:
+		break;				/* empty */
+	case 1:
+	case 2:
+		add_inline(p, in, 1 + rnd(p, TWIG_MAX_INLINE));
+		break;
+	case 3:
+		add_regular(p, in, 0, 1 + rnd(p, 3 * TWIG_SECTORSIZE));
+		break;
+	default:				/* two extents around a hole */
+		add_regular(p, in, 0, TWIG_SECTORSIZE);
+		add_regular(p, in, 3 * TWIG_SECTORSIZE, 1 + rnd(p, 8192));
+		break;
+	}
+}
+
+static struct pinode *new_file(struct pop *p)
+{
+	static const uint32_t kinds[] = { S_IFREG, S_IFREG, S_IFREG, S_IFREG,
+					  S_IFREG, S_IFLNK, S_IFIFO, S_IFCHR };
+	uint32_t type = kinds[rnd(p, 8)];
+	struct pinode *in = new_inode(p, type | (type == S_IFLNK ? 0777 : 0644));
+
+	if (type == S_IFREG)
+		add_file_data(p, in, (unsigned)rnd(p, 6));
+	else if (type == S_IFLNK)
+		add_inline(p, in, 1 + rnd(p, 100));
+	return in;
+}
+
+static void build_namespace(struct pop *p, unsigned nfiles, unsigned ndirs)
+{
+	struct pinode **dirs = xzalloc((ndirs + 1) * sizeof(*dirs));
+	unsigned ndir = 0;
+	char name[TWIG_NAME_LEN + 1];
+
+	p->inodes = xzalloc((nfiles + ndirs + 2) * sizeof(*p->inodes));
+	dirs[ndir++] = new_inode(p, S_IFDIR | 0755);
+	for (unsigned i = 0; i < ndirs; i++) {
+		struct pinode *parent = dirs[rnd(p, ndir)];
+		struct pinode *d = new_inode(p, S_IFDIR | 0755);
+
+		make_name(p, name, "dir", d->ino, 0);
+		link_inode(p, parent, d, name);
+		dirs[ndir++] = d;
+	}
+	for (unsigned i = 0; i < nfiles; i++) {
+		struct pinode *f = new_file(p);
+		unsigned links = i % 7 == 3 ? 3 : 1;	/* some hard links */
+
+		for (unsigned l = 0; l < links; l++) {
+			make_name(p, name, "file", f->ino, l);
+			link_inode(p, dirs[rnd(p, ndir)], f, name);
+		}
+	}
+	if (damage_is(p, "orphan"))
+		new_inode(p, S_IFREG | 0644)->nlink = 1;
+	free(dirs);
+}
+
+static void add_inode_items(struct pop *p)
+{
+	for (size_t i = 0; i < p->ninodes; i++) {
+		const struct pinode *in = &p->inodes[i];
+		struct twig_inode_item ii = {
+			.generation = htole64(GEN),
+			.transid = htole64(GEN),
+			.size = htole64(in->size),
+			.nbytes = htole64(in->nbytes),
+			.next_index = htole64(in->next_index),
+			.nlink = htole32(in->nlink),
+			.mode = htole32(in->mode),
+			.atime = { htole64(1700000000), 0 },
+			.ctime = { htole64(1700000000), 0 },
+			.mtime = { htole64(1700000000), 0 },
+			.otime = { htole64(1700000000), 0 },
+		};
+
+		add_item(p, in->ino, TWIG_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+	}
+}
+
+/* ---- item-level damage, before the tree is built ---- */
+
+static struct pitem *find_type(struct pop *p, uint8_t type, unsigned nth)
+{
+	for (size_t i = 0; i < p->nitems; i++)
+		if (p->items[i].key.type == type && !nth--)
+			return &p->items[i];
+	die("no item of type %u to damage", type);
+}
+
+static void damage_items(struct pop *p)
+{
+	struct twig_inode_item *ii;
+
+	if (!p->damage)
+		return;
+	ii = (void *)find_type(p, TWIG_INODE_ITEM_KEY, 3)->data;
+	if (damage_is(p, "nlink"))
+		ii->nlink = htole32(le32toh(ii->nlink) + 1);
+	else if (damage_is(p, "nbytes"))
+		ii->nbytes = htole64(le64toh(ii->nbytes) + TWIG_SECTORSIZE);
+	else if (damage_is(p, "dirsize")) {
+		ii = (void *)find_type(p, TWIG_INODE_ITEM_KEY, 0)->data;
+		ii->size = htole64(le64toh(ii->size) + 2);
+	} else if (damage_is(p, "dirhash"))
+		find_type(p, TWIG_DIR_ITEM_KEY, 2)->key.offset ^= 1;
+	else if (damage_is(p, "dotdot"))
+		find_type(p, TWIG_INODE_REF_KEY, 0)->key.offset = p->inodes[1].ino;
+	else if (damage_is(p, "badname")) {
+		struct pitem *it = find_type(p, TWIG_DIR_INDEX_KEY, 1);
+
+		it->data[sizeof(struct twig_dir_entry)] = '/';
+	}
+}
+
+static int pitem_cmp(const void *a, const void *b)
+{
+	return twig_key_cmp(&((const struct pitem *)a)->key,
+			    &((const struct pitem *)b)->key);
+}
+
+/* Items sharing a key (hash collisions, two names in one dir) become one. */
+static void sort_and_merge(struct pop *p)
+{
+	size_t out = 0;
+
+	qsort(p->items, p->nitems, sizeof(*p->items), pitem_cmp);
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct pitem *prev = out ? &p->items[out - 1] : NULL;
+		struct pitem *it = &p->items[i];
+
+		if (prev && !twig_key_cmp(&prev->key, &it->key)) {
+			prev->data = realloc(prev->data, prev->size + it->size);
+			if (!prev->data)
+				die("out of memory");
+			memcpy(prev->data + prev->size, it->data, it->size);
+			prev->size += it->size;
+			free(it->data);
+			continue;
+		}
+		p->items[out++] = *it;
+	}
+	p->nitems = out;
+}
+
+/* ---- bulk-loading the tree ---- */
+
+static struct block *new_block(struct pop *p, uint8_t level, uint32_t nritems)
+{
+	struct block *b = &p->blocks[p->nblocks++];
+	struct twig_header *h;
+
+	b->addr = p->cursor;
+	p->cursor += p->nodesize;
+	if (p->cursor > p->total_bytes)
+		die("image too small for the tree");
+	b->buf = xzalloc(p->nodesize);
+	h = (void *)b->buf;
+	memcpy(h->fsid, p->sb.fsid, 16);
+	h->bytenr = htole64(b->addr);
+	h->generation = htole64(GEN);
+	h->owner = htole64(TWIG_FS_TREE_OBJECTID);
+	h->nritems = htole32(nritems);
+	h->level = level;
+	return b;
+}
+
+/* Fills leaves front to back; returns the index of the first leaf. */
+static size_t build_leaves(struct pop *p)
+{
+	size_t first = p->nblocks, i = 0;
+
+	do {
+		size_t n = 0, used = sizeof(struct twig_header);
+		uint32_t off = p->nodesize;
+		struct block *b;
+
+		while (i + n < p->nitems && used + sizeof(struct twig_item) +
+		       p->items[i + n].size <= p->nodesize) {
+			used += sizeof(struct twig_item) + p->items[i + n].size;
+			n++;
+		}
+		if (!n && i < p->nitems)
+			die("item too large for a leaf");
+		b = new_block(p, 0, (uint32_t)n);
+		for (size_t s = 0; s < n; s++) {
+			struct twig_item *it = (void *)twig_leaf_item(b->buf, (uint32_t)s);
+			const struct pitem *pi = &p->items[i + s];
+
+			off -= pi->size;
+			twig_key_to_disk(&it->key, &pi->key);
+			it->offset = htole32(off);
+			it->size = htole32(pi->size);
+			memcpy(b->buf + off, pi->data, pi->size);
+		}
+		if (n)
+			b->first = p->items[i].key;
+		i += n;
+	} while (i < p->nitems);
+	return first;
+}
+
+/* One level of internal nodes over blocks [first, first + count). */
+static size_t build_level(struct pop *p, size_t first, size_t count,
+			  uint8_t level)
+{
+	size_t nnodes = (count + p->fanout - 1) / p->fanout;
+	size_t child = first;
+
+	for (size_t n = 0; n < nnodes; n++) {
+		/* spread evenly, as a series of splits would leave them */
+		size_t take = count / nnodes + (n < count % nnodes);
+		struct block *b = new_block(p, level, (uint32_t)take);
+
+		b->first = p->blocks[child].first;
+		for (size_t s = 0; s < take; s++, child++) {
+			struct twig_key_ptr *kp = (void *)twig_node_ptr(b->buf, (uint32_t)s);
+
+			twig_key_to_disk(&kp->key, &p->blocks[child].first);
+			kp->blockptr = htole64(p->blocks[child].addr);
+			kp->generation = htole64(GEN);
+		}
+	}
+	return nnodes;
+}
+
+/* Returns the root block. */
+static struct block *build_tree(struct pop *p)
+{
+	size_t max_blocks = 2 * (p->nitems + 1) + 16;
+	size_t first, count;
+	uint8_t level = 0;
+
+	p->blocks = xzalloc(max_blocks * sizeof(*p->blocks));
+	p->data_end = p->cursor;
+	p->cursor = twig_round_up(p->cursor, p->nodesize);
+	p->tree_start = p->cursor;
+	first = build_leaves(p);
+	count = p->nblocks - first;
+	while (count > 1) {
+		size_t next = p->nblocks;
+
+		if (++level >= TWIG_MAX_LEVEL)
+			die("tree too deep; raise the fanout");
+		count = build_level(p, first, count, level);
+		first = next;
+	}
+	return &p->blocks[first];
+}
+
+static void swap_keys(struct twig_disk_key *a, struct twig_disk_key *b)
+{
+	struct twig_disk_key t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Damage that needs the built tree; checksums are set afterwards. */
+static void damage_tree(struct pop *p, struct block *root)
+{
+	struct twig_key_ptr *kp;
+
+	if (damage_is(p, "keyorder")) {
+		for (size_t i = 0; i < p->nblocks; i++) {
+			struct twig_header *h = (void *)p->blocks[i].buf;
+
+			if (!h->level && le32toh(h->nritems) >= 3) {
+				swap_keys((void *)twig_leaf_item(h, 1),
+					  (void *)twig_leaf_item(h, 2));
+				return;
+			}
+		}
+		die("no leaf to reorder");
+	}
+	if (!damage_is(p, "childptr") && !damage_is(p, "childgen"))
+		return;
+	if (!root->buf[offsetof(struct twig_header, level)])
+		die("tree has one level; populate more files");
+	kp = (void *)twig_node_ptr(root->buf, 1);
+	if (damage_is(p, "childptr"))
+		kp->blockptr = twig_node_ptr(root->buf, 0)->blockptr;
+	else
+		kp->generation = htole64(GEN - 1);
+}
+
+/* Random bytes in one random block, checksum made valid again. */
+static void damage_fuzz(struct pop *p, uint64_t seed)
+{
+	struct block *b;
+	unsigned n;
+
+	p->rng = seed * 2654435761u + 1;
+	b = &p->blocks[rnd(p, p->nblocks)];
+	n = 1 + (unsigned)rnd(p, 16);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t at = 4 + (uint32_t)rnd(p, p->nodesize - 4);
+
+		b->buf[at] = (uint8_t)rnd(p, 256);
+	}
+}
+
+/* ---- writing ---- */
+
+static void mark(uint8_t *map, uint64_t start, uint64_t len)
+{
+	for (uint64_t s = start / TWIG_SECTORSIZE;
+	     s < (start + len) / TWIG_SECTORSIZE; s++)
+		map[s / 8] |= TWIG_BITMAP_BIT(s);
+}
+
+static void write_all(struct pop *p, const struct block *root)
+{
+	uint64_t data_start = TWIG_RESERVED_BYTES + 2 * p->alloc_bytes;
+	uint64_t bits = twig_total_bits(p->total_bytes);
+	struct twig_super_block *sb = &p->sb;
+
+	p->map = xzalloc(p->alloc_bytes);
+	mark(p->map, 0, data_start);
+	mark(p->map, data_start, p->data_end - data_start);
+	mark(p->map, p->tree_start, p->cursor - p->tree_start);
+	if (damage_is(p, "leak"))
+		mark(p->map, p->total_bytes - TWIG_SECTORSIZE, TWIG_SECTORSIZE);
+	if (damage_is(p, "unaccounted") && p->first_extent)
+		p->map[p->first_extent / TWIG_SECTORSIZE / 8] &=
+			(uint8_t)~TWIG_BITMAP_BIT(p->first_extent / TWIG_SECTORSIZE);
+	for (size_t i = 0; i < p->nblocks; i++) {
+		twig_block_csum_set(p->blocks[i].buf, p->nodesize);
+		if (twig_pwrite_full(p->fd, p->blocks[i].buf, p->nodesize,
+				     p->blocks[i].addr))
+			die("write failed: %s", strerror(errno));
+	}
+	sb->alloc_copy = !sb->alloc_copy;
+	if (twig_pwrite_full(p->fd, p->map, p->alloc_bytes, TWIG_RESERVED_BYTES +
+			     sb->alloc_copy * p->alloc_bytes))
+		die("write failed: %s", strerror(errno));
+	sb->alloc_csum = htole32(twig_csum(p->map,
+				 twig_bitmap_used_bytes(p->total_bytes)));
+	sb->bytes_used = htole64(twig_popcount(p->map, bits) * TWIG_SECTORSIZE);
+	sb->generation = htole64(GEN);
+	sb->root = htole64(root->addr);
+	sb->root_generation = htole64(GEN);
+	sb->root_level = root->buf[offsetof(struct twig_header, level)];
+	twig_super_csum_set(sb);
+	if (fsync(p->fd) ||
+	    twig_pwrite_full(p->fd, sb, sizeof(*sb), TWIG_SUPER_OFFSET) ||
+	    fsync(p->fd))
+		die("write failed: %s", strerror(errno));
+}
+
+static void free_all(struct pop *p)
+{
+	for (size_t i = 0; i < p->nitems; i++)
+		free(p->items[i].data);
+	for (size_t i = 0; i < p->nblocks; i++)
+		free(p->blocks[i].buf);
+	free(p->items);
+	free(p->blocks);
+	free(p->inodes);
+	free(p->map);
+}
+
+int main(int argc, char **argv)
+{
+	struct pop p = { .rng = 88172645463325252ull, .fanout = 0 };
+	unsigned nfiles = 100, ndirs = 10;
+	struct block *root;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:d:F:s:D:")) != -1) {
+		switch (c) {
+		case 'n': nfiles = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'd': ndirs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'F': p.fanout = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 's': p.rng += strtoull(optarg, NULL, 0); break;
+		case 'D': p.damage = optarg; break;
+		default:
+			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] image");
+		}
+	}
+	if (optind != argc - 1)
+		die("no image given");
+	p.fd = open(argv[optind], O_RDWR);
+	if (p.fd < 0 || twig_pread_full(p.fd, &p.sb, sizeof(p.sb), TWIG_SUPER_OFFSET))
+		die("cannot read %s: %s", argv[optind], strerror(errno));
+	if (le64toh(p.sb.magic) != TWIG_MAGIC)
+		die("%s is not twigfs", argv[optind]);
+	p.nodesize = le32toh(p.sb.nodesize);
+	p.total_bytes = le64toh(p.sb.total_bytes);
+	p.alloc_bytes = twig_alloc_bytes(p.total_bytes);
+	p.cursor = TWIG_RESERVED_BYTES + 2 * p.alloc_bytes;
+	if (!p.fanout || p.fanout > twig_max_items(p.nodesize, 1))
+		p.fanout = twig_max_items(p.nodesize, 1);
+	if (p.fanout < 2)
+		die("fanout must be at least 2");
+	build_namespace(&p, nfiles, ndirs);
+	add_inode_items(&p);
+	damage_items(&p);
+	sort_and_merge(&p);
+	root = build_tree(&p);
+	damage_tree(&p, root);
+	if (p.damage && !strncmp(p.damage, "fuzz-", 5))
+		damage_fuzz(&p, strtoull(p.damage + 5, NULL, 10));
+	write_all(&p, root);
+	printf("%zu items, %zu tree blocks, root level %u\n", p.nitems,
+	       p.nblocks, p.sb.root_level);
+	free_all(&p);
+	close(p.fd);
+	return 0;
+}
