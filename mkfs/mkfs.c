@@ -40,19 +40,7 @@ struct layout {
 	uint64_t root;		/* the single leaf */
 };
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#define die(...) twig_die(PROG, __VA_ARGS__)
 
 static void usage(void)
 {
@@ -281,22 +269,15 @@ static uint8_t *build_root_leaf(const struct opts *o, const struct layout *l)
 	return blk;
 }
 
-static void mark(uint8_t *map, uint64_t start, uint64_t len)
-{
-	for (uint64_t s = start / TWIG_SECTORSIZE;
-	     s < (start + len) / TWIG_SECTORSIZE; s++)
-		map[s / 8] |= TWIG_BITMAP_BIT(s);
-}
-
 static uint8_t *build_bitmap(const struct opts *o, const struct layout *l)
 {
 	uint8_t *map = calloc(1, l->alloc_bytes);
 
 	if (!map)
 		die("out of memory");
-	mark(map, 0, TWIG_RESERVED_BYTES);
-	mark(map, TWIG_RESERVED_BYTES, 2 * l->alloc_bytes);
-	mark(map, l->root, o->nodesize);
+	twig_bitmap_set(map, 0, TWIG_RESERVED_BYTES);
+	twig_bitmap_set(map, TWIG_RESERVED_BYTES, 2 * l->alloc_bytes);
+	twig_bitmap_set(map, l->root, o->nodesize);
 	return map;
 }
 

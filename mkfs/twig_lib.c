@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -112,6 +113,27 @@ uint64_t twig_popcount(const uint8_t *map, uint64_t nbits)
 	return n;
 }
 
+void twig_bitmap_set(uint8_t *map, uint64_t start, uint64_t len)
+{
+	for (uint64_t s = start / TWIG_SECTORSIZE;
+	     s < (start + len) / TWIG_SECTORSIZE; s++)
+		map[s / 8] |= TWIG_BITMAP_BIT(s);
+}
+
+/* ---- errors ---- */
+
+void twig_die(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
 /* ---- keys ---- */
 
 void twig_key_from_disk(struct twig_key *k, const struct twig_disk_key *d)
@@ -164,12 +186,12 @@ int twig_key_str(char *buf, size_t len, const struct twig_key *k)
 
 /* ---- I/O ---- */
 
-int twig_pread_full(int fd, void *buf, size_t len, uint64_t off)
+/* Loops over short transfers; a transfer of 0 bytes (EOF) is EIO. */
+static int full_io(int fd, uint8_t *buf, size_t len, uint64_t off, bool write)
 {
-	uint8_t *p = buf;
-
 	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
+		ssize_t n = write ? pwrite(fd, buf, len, (off_t)off)
+				  : pread(fd, buf, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -179,32 +201,22 @@ int twig_pread_full(int fd, void *buf, size_t len, uint64_t off)
 			errno = EIO;
 			return -1;
 		}
-		p += n;
+		buf += n;
 		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
+int twig_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	return full_io(fd, buf, len, off, false);
+}
+
 int twig_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
+	/* full_io only reads from @buf when writing */
+	return full_io(fd, (uint8_t *)(uintptr_t)buf, len, off, true);
 }
 
 int twig_device_size(int fd, uint64_t *size)
@@ -401,48 +413,60 @@ bool twig_name_valid(const char *name, size_t len)
 }
 
 /*
- * Decode the directory entry at *pos.  Returns 1 with *out filled and *pos
- * advanced, 0 at the end of the item, -1 if the entry runs past the item.
+ * Both kinds of name records are a fixed header whose le16 name_len sits at
+ * @len_off, followed by the name.  Returns 1 with @hdr filled and *pos
+ * advanced, 0 at the end of the item, -1 if the record runs past the item.
  */
+static int next_named(const uint8_t *data, uint32_t size, uint32_t *pos,
+		      void *hdr, size_t hdr_size, size_t len_off,
+		      const char **name, uint16_t *name_len)
+{
+	uint16_t len;
+
+	if (*pos == size)
+		return 0;
+	if (*pos > size || size - *pos < hdr_size)
+		return -1;
+	memcpy(hdr, data + *pos, hdr_size);
+	memcpy(&len, (uint8_t *)hdr + len_off, sizeof(len));
+	len = le16toh(len);
+	if (size - *pos - hdr_size < len)
+		return -1;
+	*name = (const char *)data + *pos + hdr_size;
+	*name_len = len;
+	*pos += (uint32_t)hdr_size + len;
+	return 1;
+}
+
+/* The next entry of a DIR_ITEM or DIR_INDEX item; see next_named(). */
 int twig_dirent_next(const uint8_t *data, uint32_t size, uint32_t *pos,
 		     struct twig_dirent *out)
 {
 	struct twig_dir_entry de;
+	int r = next_named(data, size, pos, &de, sizeof(de),
+			   offsetof(struct twig_dir_entry, name_len),
+			   &out->name, &out->name_len);
 
-	if (*pos == size)
-		return 0;
-	if (*pos > size || size - *pos < sizeof(de))
-		return -1;
-	memcpy(&de, data + *pos, sizeof(de));
-	out->ino = le64toh(de.ino);
-	out->transid = le64toh(de.transid);
-	out->name_len = le16toh(de.name_len);
-	out->type = de.type;
-	if (size - *pos - sizeof(de) < out->name_len)
-		return -1;
-	out->name = (const char *)data + *pos + sizeof(de);
-	*pos += (uint32_t)sizeof(de) + out->name_len;
-	return 1;
+	if (r > 0) {
+		out->ino = le64toh(de.ino);
+		out->transid = le64toh(de.transid);
+		out->type = de.type;
+	}
+	return r;
 }
 
-/* Same contract as twig_dirent_next, for INODE_REF items. */
+/* The next name of an INODE_REF item; see next_named(). */
 int twig_iref_next(const uint8_t *data, uint32_t size, uint32_t *pos,
 		   struct twig_iref *out)
 {
 	struct twig_inode_ref ref;
+	int r = next_named(data, size, pos, &ref, sizeof(ref),
+			   offsetof(struct twig_inode_ref, name_len),
+			   &out->name, &out->name_len);
 
-	if (*pos == size)
-		return 0;
-	if (*pos > size || size - *pos < sizeof(ref))
-		return -1;
-	memcpy(&ref, data + *pos, sizeof(ref));
-	out->index = le64toh(ref.index);
-	out->name_len = le16toh(ref.name_len);
-	if (size - *pos - sizeof(ref) < out->name_len)
-		return -1;
-	out->name = (const char *)data + *pos + sizeof(ref);
-	*pos += (uint32_t)sizeof(ref) + out->name_len;
-	return 1;
+	if (r > 0)
+		out->index = le64toh(ref.index);
+	return r;
 }
 
 const char *twig_ft_name(uint8_t type)

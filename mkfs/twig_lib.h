@@ -60,6 +60,11 @@ uint64_t twig_alloc_bytes(uint64_t total_bytes);
 uint64_t twig_round_up(uint64_t x, uint64_t align);
 bool twig_is_pow2(uint64_t x);
 uint64_t twig_popcount(const uint8_t *map, uint64_t nbits);
+void twig_bitmap_set(uint8_t *map, uint64_t start, uint64_t len);
+
+/* prints "prog: message" on stderr and exits 1 */
+void twig_die(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 
 /* keys */
 void twig_key_from_disk(struct twig_key *k, const struct twig_disk_key *d);

@@ -63,19 +63,7 @@ struct pop {
 	unsigned nextents;
 };
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#define die(...) twig_die(PROG, __VA_ARGS__)
 
 static void *xzalloc(size_t size)
 {
@@ -547,13 +535,6 @@ static void damage_fuzz(struct pop *p, uint64_t seed)
 
 /* ---- writing ---- */
 
-static void mark(uint8_t *map, uint64_t start, uint64_t len)
-{
-	for (uint64_t s = start / TWIG_SECTORSIZE;
-	     s < (start + len) / TWIG_SECTORSIZE; s++)
-		map[s / 8] |= TWIG_BITMAP_BIT(s);
-}
-
 static void write_all(struct pop *p, const struct block *root)
 {
 	uint64_t data_start = TWIG_RESERVED_BYTES + 2 * p->alloc_bytes;
@@ -561,11 +542,11 @@ static void write_all(struct pop *p, const struct block *root)
 	struct twig_super_block *sb = &p->sb;
 
 	p->map = xzalloc(p->alloc_bytes);
-	mark(p->map, 0, data_start);
-	mark(p->map, data_start, p->data_end - data_start);
-	mark(p->map, p->tree_start, p->cursor - p->tree_start);
+	twig_bitmap_set(p->map, 0, data_start);
+	twig_bitmap_set(p->map, data_start, p->data_end - data_start);
+	twig_bitmap_set(p->map, p->tree_start, p->cursor - p->tree_start);
 	if (damage_is(p, "leak"))
-		mark(p->map, p->total_bytes - TWIG_SECTORSIZE, TWIG_SECTORSIZE);
+		twig_bitmap_set(p->map, p->total_bytes - TWIG_SECTORSIZE, TWIG_SECTORSIZE);
 	if (damage_is(p, "unaccounted") && p->first_extent)
 		p->map[p->first_extent / TWIG_SECTORSIZE / 8] &=
 			(uint8_t)~TWIG_BITMAP_BIT(p->first_extent / TWIG_SECTORSIZE);
