@@ -1,0 +1,196 @@
+#!/bin/bash
+# `make bench` and `make compare`: boot the guest, run the workload matrix
+# (every configuration, round-robin, REPEAT times) and build the report.
+#
+#   bench.sh                      one boot, the whole matrix
+#   bench.sh --aa                 A/A: one configuration run as two sides
+#   bench.sh --compare p.patch..  base kernel vs base + patches, alternating
+#                                 boots (BOOTS per kernel)
+#   bench.sh --report DIR         rebuild report.md/json/csv/plots of DIR
+#
+# Variables: VCPUS MEM ACCEL CLIENTS DURATION REPEAT CONFIGS WORKLOADS
+# QUICK=1 NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
+# (see workloads/README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+wl=$top/workloads
+py=/usr/bin/python3
+mode=bench
+patches=()
+case ${1:-} in
+--aa) mode=aa ;;
+--compare)
+	mode=compare
+	shift
+	for p in "$@"; do patches+=("$(realpath "$p")"); done
+	((${#patches[@]})) || { echo "bench.sh: --compare needs a patch" >&2; exit 2; }
+	;;
+--report) exec "$py" "$wl/report.py" "${2:?--report needs a results folder}" ;;
+"") ;;
+*) echo "usage: bench.sh [--aa | --compare patch... | --report dir]" >&2; exit 2 ;;
+esac
+
+all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
+twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
+if [[ ${QUICK:-0} == 1 ]]; then
+	: "${REPEAT:=2}" "${DURATION:=10}" "${NFILES:=40}" "${LOOKUP_SECS:=5}"
+else
+	: "${REPEAT:=3}" "${DURATION:=30}" "${NFILES:=200}" "${LOOKUP_SECS:=15}"
+fi
+case $mode in
+bench) : "${CONFIGS:=$all_configs}" ;;
+aa) : "${CONFIGS:=mutex-nospin}" ;;
+compare) : "${CONFIGS:=$twig_configs}" "${BOOTS:=2}" ;;
+esac
+: "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
+: "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own create-shared lookup}"
+: "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
+export VCPUS MEM ACCEL
+read -r -a configs <<<"${CONFIGS//,/ }"
+read -r -a workloads <<<"${WORKLOADS//,/ }"
+if [[ $mode == aa ]]; then
+	((${#configs[@]} == 1)) || { echo "bench.sh: --aa takes one CONFIGS entry" >&2; exit 2; }
+	configs=("${configs[0]}#A" "${configs[0]}#B")
+fi
+
+commit=$(git -C "$top" rev-parse --short=12 HEAD)
+dirty=
+if git -C "$top" status --porcelain -- fs mkfs qemu workloads patches | grep -q .; then
+	dirty=-dirty
+fi
+out=${RESULTS:-$top/results}/$(date +%Y%m%d-%H%M%S)-$commit$dirty
+[[ $mode == bench ]] || out+=-$mode
+mkdir -p "$out/harness"
+out=$(cd "$out" && pwd)
+
+# The harness that goes into every boot: this script's guest side, the job
+# files and the lookup program (static, so it runs in the initramfs).
+cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
+gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
+
+# Each kernel is resolved (and built if needed) once, never while another
+# build runs: two builds on a 2-core host would each take twice as long.
+kernel_dir() {
+	while pgrep -f qemu/build-kernel.sh >/dev/null; do
+		echo "bench.sh: waiting for another kernel build" >&2
+		sleep 20
+	done
+	local flav=()
+	[[ ${FLAVOUR:-default} == debug ]] && flav=(debug)
+	dirname "$("$top/qemu/build-kernel.sh" "${flav[@]}" "$@" | tail -n 1)"
+}
+kdirs=("$(kernel_dir)")
+labels=(A)
+if [[ $mode == compare ]]; then
+	kdirs+=("$(kernel_dir "${patches[@]}")")
+	labels+=(B)
+fi
+
+# plan: "<index> <workload> <config> <rep>"; configurations rotate by one
+# place each repetition so that no configuration always runs first.
+write_plan() {
+	local rep w i n=${#configs[@]} idx=0
+	for ((rep = 1; rep <= REPEAT; rep++)); do
+		for w in "${workloads[@]}"; do
+			for ((i = 0; i < n; i++)); do
+				idx=$((idx + 1))
+				echo "$idx $w ${configs[$(((i + rep - 1) % n))]} $rep"
+			done
+		done
+	done
+}
+
+{
+	echo "mode $mode"
+	echo "date $(date -Is)"
+	echo "twigfs_commit $(git -C "$top" rev-parse HEAD)$dirty"
+	echo "host_cpus $(nproc)"
+	echo "host_cpu_model $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "host_load_start $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "vcpus $VCPUS"
+	echo "mem_mib $MEM"
+	echo "accel $ACCEL"
+	echo "flavour ${FLAVOUR:-default}"
+	echo "repeat $REPEAT"
+	echo "boots $BOOTS"
+	echo "clients $CLIENTS"
+	echo "duration $DURATION"
+	echo "njobs $NJOBS"
+	echo "nfiles $NFILES"
+	echo "lookup_procs $LOOKUP_PROCS"
+	echo "lookup_secs $LOOKUP_SECS"
+	echo "lookup_files $LOOKUP_FILES"
+	echo "quick ${QUICK:-0}"
+	echo "configs ${configs[*]}"
+	echo "workloads ${workloads[*]}"
+	for k in "${!kdirs[@]}"; do
+		d=${kdirs[$k]}
+		echo "kernel_${labels[$k]}_dir $d"
+		echo "kernel_${labels[$k]}_config_hash $(cat "$d/config-hash" 2>/dev/null || echo unknown)"
+		echo "kernel_${labels[$k]}_patches $(xargs -r -n 1 basename <"$d/patches" 2>/dev/null | tr '\n' ' ')"
+	done
+	if [[ $mode == compare ]]; then
+		echo "compare_patches ${patches[*]}"
+	fi
+} >"$out/host-info.txt"
+
+nruns=$((REPEAT * ${#workloads[@]} * ${#configs[@]}))
+per_run=$((DURATION * 2 + 40))
+timeout=$((nruns * per_run + 600))
+echo "bench: $mode, ${#configs[@]} configurations x ${#workloads[@]} workloads x $REPEAT repetitions = $nruns runs per boot, ${#labels[@]}x$BOOTS boots; results in $out"
+
+# boot <n> <label> <kernel index>
+boot() {
+	local n=$1 label=$2 k=$3 dir gpid rc=0 extra=()
+	dir=$out/boot-$n-$label
+	mkdir -p "$dir"
+	cp -r "$out/harness" "$dir/"
+	write_plan >"$dir/plan.txt"
+	cat >"$dir/params.env" <<-EOF
+		CLIENTS=$CLIENTS
+		DURATION=$DURATION
+		NJOBS=$NJOBS
+		NFILES=$NFILES
+		LOOKUP_PROCS=$LOOKUP_PROCS
+		LOOKUP_SECS=$LOOKUP_SECS
+		LOOKUP_FILES=$LOOKUP_FILES
+	EOF
+	: >"$dir/progress.log"
+	[[ $label == B ]] && extra=("${patches[@]}")
+	echo "bench: boot $n ($label: ${kdirs[$k]##*/})"
+	echo "start $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/hostload.txt"
+	PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
+		TIMEOUT=$timeout "$top/qemu/guest.sh" "$wl/guest-bench.sh" \
+		>"$dir/guest.log" 2>&1 &
+	gpid=$!
+	# The live progress line, and the host load when each run starts.
+	tail -n +1 -F --pid="$gpid" "$dir/progress.log" 2>/dev/null |
+		while IFS= read -r line; do
+			echo "$line"
+			if [[ $line =~ ^\[run\ ([0-9]+)/ ]]; then
+				echo "${BASH_REMATCH[1]} $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" \
+					>>"$dir/hostload.txt"
+			fi
+		done
+	wait "$gpid" || rc=$?
+	echo "end $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/hostload.txt"
+	if ((rc != 0)); then
+		echo "bench: boot $n exited with status $rc; see $dir/guest.log and $dir/console.log" >&2
+		tail -n 5 "$dir/guest.log" >&2
+	fi
+	return 0
+}
+
+start=$SECONDS
+n=0
+for ((b = 0; b < BOOTS; b++)); do
+	for k in "${!labels[@]}"; do
+		n=$((n + 1))
+		boot "$n" "${labels[$k]}" "$k"
+	done
+done
+echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-info.txt"
+echo "wall_seconds $((SECONDS - start))" >>"$out/host-info.txt"
+"$py" "$wl/report.py" "$out"
+echo "bench: took $((SECONDS - start)) s; report: $out/report.md"

@@ -1,0 +1,220 @@
+#!/bin/sh
+# Guest side of `make bench`: run the plan the host wrote, one run at a time,
+# each on a freshly made filesystem, and leave raw outputs in the results
+# share.  Nothing is parsed here: the host (report.py) reads the raw files.
+#
+#   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
+#                  LOOKUP_FILES (sourced)
+#   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
+#   $R/harness/    this script, the fio job files, twig-lookup
+#
+# Writes $R/available.txt ("<config> yes|no <why>"), $R/guest-info.txt,
+# $R/progress.log (one "[run i/N] ..." line per run, tailed by the host) and
+# $R/raw/<index>-<workload>-<config>-r<rep>/{output,meta,twigfs-stats,
+# mutex-stats}.txt.
+R=${TWIG_RESULTS:-/results}
+H=$R/harness
+mnt=/mnt
+twigdev=/dev/vda
+refdev=/dev/vdb
+knob=/proc/sys/kernel/mutex_spin
+mstats=/sys/kernel/debug/mutex_stats
+# shellcheck source=/dev/null
+. "$R/params.env"
+
+say() { echo "$*" | tee -a "$R/progress.log"; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+hms() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# What each configuration means: "<fs> <twigfs lock=> <mutex spin policy>".
+config_def() {
+	case ${1%%#*} in
+	mutex-nospin) echo "twigfs mutex none" ;;
+	spin512) echo "twigfs spin512 none" ;;
+	mutex-owner) echo "twigfs mutex owner" ;;
+	mutex-osq) echo "twigfs mutex osq" ;;
+	rwsem) echo "twigfs rwsem osq" ;;
+	tmpfs | ext4 | btrfs) echo "${1%%#*} - osq" ;;
+	*) echo "unknown - -" ;;
+	esac
+}
+
+set_policy() {
+	[ -e "$knob" ] || return 0
+	echo "$1" >"$knob"
+}
+
+# Make and mount a fresh filesystem for configuration $1 at $mnt.
+fresh_fs() {
+	# shellcheck disable=SC2046
+	set -- $(config_def "$1")
+	grep -q " $mnt " /proc/mounts && umount "$mnt"
+	case $1 in
+	twigfs)
+		mkfs.twigfs -q -f "$twigdev" &&
+			mount -t twigfs -o "lock=$2" "$twigdev" "$mnt" ;;
+	ext4)
+		mkfs.ext4 -q -F "$refdev" && mount -t ext4 "$refdev" "$mnt" ;;
+	btrfs)
+		mkfs.btrfs -q -f "$refdev" >/dev/null &&
+			mount -t btrfs "$refdev" "$mnt" ;;
+	tmpfs) mount -t tmpfs -o size=75% tmpfs "$mnt" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Decide once per boot which configurations this kernel and module can run.
+probe() {
+	: >"$R/available.txt"
+	cut -d' ' -f3 "$R/plan.txt" | sed 's/#.*//' | sort -u >/tmp/configs
+	while read -r c; do
+		# shellcheck disable=SC2046
+		set -- $(config_def "$c")
+		why=
+		if [ "$1" = unknown ]; then
+			why="unknown configuration"
+		elif [ "$3" != osq ] && [ ! -e "$knob" ]; then
+			why="kernel has no $knob (spin policy patch absent)"
+		elif [ -e "$knob" ] && ! set_policy "$3" 2>/dev/null; then
+			why="kernel refused 'echo $3 >$knob'"
+		elif [ "$1" = ext4 ] || [ "$1" = btrfs ] && [ ! -b "$refdev" ]; then
+			why="no $refdev for the reference filesystems"
+		elif ! fresh_fs "$c" </dev/null >/tmp/probe.out 2>&1; then
+			why="mount failed: $(tail -n 1 /tmp/probe.out) $(dmesg | tail -n 1 | cut -c16-)"
+		fi
+		grep -q " $mnt " /proc/mounts && umount "$mnt"
+		if [ -n "$why" ]; then
+			echo "$c no $why" >>"$R/available.txt"
+		elif [ "$3" = osq ] && [ ! -e "$knob" ]; then
+			echo "$c yes kernel default mutex (mainline 6.1 osq spinning; no $knob)" >>"$R/available.txt"
+		else
+			echo "$c yes" >>"$R/available.txt"
+		fi
+	done </tmp/configs
+}
+
+reset_stats() {
+	for f in /sys/fs/twigfs/*/reset /sys/fs/twigfs/*/*/reset; do
+		[ -e "$f" ] && echo 1 >"$f" 2>/dev/null
+	done
+	[ -e "$mstats" ] && echo 0 >"$mstats" 2>/dev/null
+	return 0
+}
+
+# Every readable one-line file under /sys/fs/twigfs/<dev>/, as "path value".
+dump_stats() {
+	: >"$1/twigfs-stats.txt"
+	for d in /sys/fs/twigfs/*/; do
+		[ -d "$d" ] || continue
+		find "$d" -type f | sort | while read -r f; do
+			[ "$(basename "$f")" = reset ] && continue
+			v=$(head -c 200 "$f" 2>/dev/null | tr '\n' ' ') || continue
+			echo "${f#"$d"} $v" >>"$1/twigfs-stats.txt"
+		done
+	done
+	if [ -r "$mstats" ]; then
+		cat "$mstats" >"$1/mutex-stats.txt"
+	fi
+}
+
+run_workload() {
+	case $1 in
+	dbench)
+		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
+			"$CLIENTS" ;;
+	create-own)
+		mkdir -p "$mnt/own" && i=0
+		while [ "$i" -lt "$NJOBS" ]; do mkdir "$mnt/own/d$i"; i=$((i + 1)); done
+		DIR=$mnt/own NJOBS=$NJOBS NFILES=$NFILES \
+			fio --output-format=json "$H/create-own.fio" ;;
+	create-shared)
+		mkdir -p "$mnt/shared" &&
+			DIR=$mnt/shared NJOBS=$NJOBS NFILES=$NFILES \
+				fio --output-format=json "$H/create-shared.fio" ;;
+	lookup)
+		mkdir -p "$mnt/lookup" &&
+			"$H/twig-lookup" "$mnt/lookup" "$LOOKUP_PROCS" "$LOOKUP_SECS" \
+				"$LOOKUP_FILES" ;;
+	*) echo "unknown workload $1"; return 2 ;;
+	esac
+}
+
+one_run() {
+	idx=$1 wl=$2 cfg=$3 rep=$4
+	dir=$R/raw/$(printf %03d "$idx")-$wl-$cfg-r$rep
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046
+	set -- $(config_def "$cfg")
+	set_policy "$3"
+	{
+		echo "workload $wl"
+		echo "config $cfg"
+		echo "rep $rep"
+		echo "fs $1"
+		echo "lock $2"
+		echo "policy $([ -e "$knob" ] && cat "$knob" || echo absent)"
+	} >"$dir/meta.txt"
+	if ! fresh_fs "$cfg" >"$dir/output.txt" 2>&1; then
+		echo "status mkfs-or-mount-failed" >>"$dir/meta.txt"
+		return
+	fi
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	reset_stats
+	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
+	t0=$(uptime_s)
+	(cd "$mnt" && run_workload "$wl") >>"$dir/output.txt" 2>&1
+	st=$?
+	t1=$(uptime_s)
+	dump_stats "$dir"
+	{
+		echo "loadavg_end $(cat /proc/loadavg)"
+		echo "start $t0"
+		echo "end $t1"
+		echo "status $st"
+	} >>"$dir/meta.txt"
+	umount "$mnt" || echo "umount failed" >>"$dir/meta.txt"
+	if [ "$1" = twigfs ] && command -v fsck.twigfs >/dev/null; then
+		fsck.twigfs -n "$twigdev" >"$dir/fsck.txt" 2>&1
+		echo "fsck $?" >>"$dir/meta.txt"
+	fi
+}
+
+{
+	echo "uname $(uname -r)"
+	echo "uname_v $(uname -v)"
+	echo "cpus $(grep -c ^processor /proc/cpuinfo)"
+	echo "mem_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+	echo "cpu_model $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "knob $([ -e "$knob" ] && echo present || echo absent)"
+	echo "mutex_stats $([ -e "$mstats" ] && echo present || echo absent)"
+	echo "dbench $(dbench --help 2>&1 | head -n 1)"
+	echo "fio $(fio --version)"
+} >"$R/guest-info.txt"
+mkdir -p "$R/raw"
+: >"$R/progress.log"
+probe
+say "bench: $(grep -c ' yes' "$R/available.txt") configurations available, $(grep -c ' no ' "$R/available.txt") unavailable"
+grep ' no ' "$R/available.txt" | sed 's/^/bench: unavailable: /' | tee -a "$R/progress.log"
+
+total=$(grep -c . "$R/plan.txt")
+start=$(uptime_s)
+done_runs=0
+while read -r idx wl cfg rep; do
+	now=$(uptime_s)
+	el=$(echo "$now $start" | awk '{printf "%d", $1 - $2}')
+	if [ $done_runs -gt 0 ]; then
+		left="~$(hms $((el * (total - done_runs) / done_runs))) left"
+	else
+		left="~? left"
+	fi
+	if ! grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
+		say "[run $idx/$total] $wl $cfg rep $rep — unavailable, skipped"
+		done_runs=$((done_runs + 1))
+		continue
+	fi
+	say "[run $idx/$total] $wl $cfg rep $rep — elapsed $(hms "$el"), $left"
+	one_run "$idx" "$wl" "$cfg" "$rep" </dev/null
+	done_runs=$((done_runs + 1))
+done <"$R/plan.txt"
+say "bench: done in $(hms "$(echo "$(uptime_s) $start" | awk '{printf "%d", $1 - $2}')")"
