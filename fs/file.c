@@ -1,0 +1,1047 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs regular files: the page cache, EXTENT_DATA items and data CoW.
+ *
+ * Writes land in the page cache; each dirty page holds a reservation of one
+ * sector (PagePrivate) so that write(2) sees ENOSPC instead of losing data
+ * at writeback.  Writeback copies every run of contiguous dirty pages (at
+ * most TWIG_VFS_MAX_EXTENT bytes) to newly allocated sectors, waits for the
+ * write, then, in one transaction handle, replaces the EXTENT_DATA items of
+ * that range and frees the sectors they owned (pinned until the commit).
+ * An extent item thus never names data that is not on the disk yet, and a
+ * commit never waits for data I/O.  Files of at most TWIG_MAX_INLINE bytes
+ * keep their data inline in the tree instead, as btrfs does.
+ *
+ * EXTENT_DATA items of one file change only under its extent_mutex.  Lock
+ * order: page lock, then extent_mutex, then tree locks (inside the core).
+ */
+#include <linux/fs.h>
+#include <linux/pagemap.h>
+#include <linux/mpage.h>
+#include <linux/buffer_head.h>
+#include <linux/writeback.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/uio.h>
+#include <linux/sched/mm.h>
+#include "vfs.h"
+
+#define TWIG_WB_PAGES	(TWIG_VFS_MAX_EXTENT / PAGE_SIZE)
+#define TWIG_RESERVED	((void *)1UL)
+
+/* One EXTENT_DATA item, decoded. */
+struct twig_fext {
+	u64 start;		/* file offset (key offset) */
+	u64 end;		/* start + num_bytes, or ram_bytes for inline */
+	u64 disk;		/* regular: disk_bytenr */
+	u64 disk_len;		/* regular: disk_num_bytes */
+	u64 generation;
+	u8 type;
+};
+
+static int twig_decode_fext(struct twig_eb *leaf, int slot,
+			    const struct twig_key *key, struct twig_fext *x)
+{
+	struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
+	u32 size = twig_item_size(leaf, slot);
+
+	if (size < TWIG_FILE_EXTENT_INLINE_START)
+		return -EUCLEAN;
+	x->type = fe->type;
+	x->start = key->offset;
+	x->generation = le64_to_cpu(fe->generation);
+	if (fe->type == TWIG_FILE_EXTENT_INLINE) {
+		x->end = key->offset + le64_to_cpu(fe->ram_bytes);
+		x->disk = 0;
+		x->disk_len = 0;
+		return 0;
+	}
+	if (fe->type != TWIG_FILE_EXTENT_REG || size < sizeof(*fe))
+		return -EUCLEAN;
+	x->disk = le64_to_cpu(fe->disk_bytenr) + le64_to_cpu(fe->offset);
+	x->disk_len = le64_to_cpu(fe->disk_num_bytes);
+	x->end = key->offset + le64_to_cpu(fe->num_bytes);
+	return 0;
+}
+
+/*
+ * Find the first extent of @ino that ends after @pos.  Returns 0 with *x
+ * filled, 1 if there is none, <0 on error.  Regular extents are never
+ * longer than TWIG_VFS_MAX_EXTENT, so the walk starts that far back.
+ */
+static int twig_find_extent(struct twig_fs_info *fs, u64 ino, u64 pos,
+			    struct twig_fext *x)
+{
+	struct twig_key key = {
+		ino, TWIG_EXTENT_DATA_KEY,
+		pos >= TWIG_VFS_MAX_EXTENT ? pos - TWIG_VFS_MAX_EXTENT + 1 : 0
+	};
+	struct twig_path *path;
+	struct twig_key found;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_walk_first(fs, &key, path);
+	while (ret == 0) {
+		twig_item_key(path->nodes[0], path->slots[0], &found);
+		if (found.objectid != ino || found.type != TWIG_EXTENT_DATA_KEY) {
+			ret = 1;
+			break;
+		}
+		ret = twig_decode_fext(path->nodes[0], path->slots[0], &found, x);
+		if (ret)
+			break;
+		if (x->end > pos || (x->type == TWIG_FILE_EXTENT_INLINE &&
+				     pos < PAGE_SIZE))
+			break;
+		ret = twig_walk_next(fs, path);
+	}
+	twig_free_path(path);
+	if (ret == -EUCLEAN)
+		pr_err("twigfs: %s: inode %llu: corrupt extent item\n",
+		       fs->sb->s_id, ino);
+	return ret;
+}
+
+/* How @pos of @inode is stored: a hole, a regular extent or inline data. */
+int twig_get_map(struct inode *inode, u64 pos, struct twig_map *map)
+{
+	struct twig_fext x;
+	int ret;
+
+	map->start = pos;
+	ret = twig_find_extent(twig_isb(inode), inode->i_ino, pos, &x);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		map->kind = TWIG_MAP_HOLE;
+		map->len = U64_MAX - pos;
+	} else if (x.type == TWIG_FILE_EXTENT_INLINE) {
+		map->kind = TWIG_MAP_INLINE;
+		map->len = x.end > pos ? x.end - pos : 0;
+	} else if (x.start > pos) {
+		map->kind = TWIG_MAP_HOLE;
+		map->len = x.start - pos;
+	} else {
+		map->kind = TWIG_MAP_REG;
+		map->len = x.end - pos;
+		map->disk_bytenr = x.disk + (pos - x.start);
+	}
+	return 0;
+}
+
+/* Copy the inline extent into @buf; returns its length, 0 if none. */
+static int twig_read_inline(struct inode *inode, void *buf, u32 max)
+{
+	struct twig_fs_info *fs = twig_isb(inode);
+	struct twig_key key = { inode->i_ino, TWIG_EXTENT_DATA_KEY, 0 };
+	struct twig_path *path;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(NULL, fs, &key, path, 0, 0);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		struct twig_file_extent *fe = twig_item_ptr(leaf, path->slots[0]);
+		u32 size = twig_item_size(leaf, path->slots[0]);
+		u64 ram;
+
+		if (size < TWIG_FILE_EXTENT_INLINE_START ||
+		    fe->type != TWIG_FILE_EXTENT_INLINE) {
+			ret = 0;
+		} else {
+			ram = le64_to_cpu(fe->ram_bytes);
+			if (ram > max ||
+			    size != TWIG_FILE_EXTENT_INLINE_START + ram) {
+				ret = -EUCLEAN;
+			} else {
+				memcpy(buf, (u8 *)fe + TWIG_FILE_EXTENT_INLINE_START,
+				       ram);
+				ret = ram;
+			}
+		}
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	twig_free_path(path);
+	return ret;
+}
+
+static int twig_bio_page(struct twig_fs_info *fs, u64 bytenr,
+			 struct page *page, blk_opf_t opf)
+{
+	struct bio *bio;
+	int ret;
+
+	bio = bio_alloc(fs->bdev, 1, opf, GFP_NOFS);
+	bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
+/* Fill a locked page of @inode from disk; it stays locked. */
+static int twig_fill_page(struct inode *inode, struct page *page)
+{
+	u64 pos = (u64)page->index << PAGE_SHIFT;
+	struct twig_map map;
+	void *kaddr;
+	int ret;
+
+	if (pos >= i_size_read(inode)) {
+		zero_user(page, 0, PAGE_SIZE);
+		return 0;
+	}
+	ret = twig_get_map(inode, pos, &map);
+	if (ret)
+		return ret;
+	switch (map.kind) {
+	case TWIG_MAP_REG:
+		return twig_bio_page(twig_isb(inode), map.disk_bytenr, page,
+				     REQ_OP_READ);
+	case TWIG_MAP_INLINE:
+		kaddr = kmap_local_page(page);
+		ret = twig_read_inline(inode, kaddr, PAGE_SIZE);
+		if (ret >= 0) {
+			memset(kaddr + ret, 0, PAGE_SIZE - ret);
+			ret = 0;
+		}
+		kunmap_local(kaddr);
+		flush_dcache_page(page);
+		return ret;
+	default:
+		zero_user(page, 0, PAGE_SIZE);
+		return 0;
+	}
+}
+
+static int twig_read_folio(struct file *file, struct folio *folio)
+{
+	struct page *page = &folio->page;
+	int ret;
+
+	ret = twig_fill_page(folio->mapping->host, page);
+	if (!ret)
+		SetPageUptodate(page);
+	else
+		SetPageError(page);
+	unlock_page(page);
+	return ret;
+}
+
+static int twig_get_block(struct inode *inode, sector_t iblock,
+			  struct buffer_head *bh, int create)
+{
+	struct twig_map map;
+	int ret;
+
+	if (create)
+		return -EIO;
+	ret = twig_get_map(inode, (u64)iblock << TWIG_SECTOR_SHIFT, &map);
+	if (ret)
+		return ret;
+	if (map.kind == TWIG_MAP_INLINE)
+		return -EIO;	/* readahead skips inline files */
+	if (map.len < bh->b_size)
+		bh->b_size = round_up(map.len, TWIG_SECTORSIZE);
+	if (map.kind == TWIG_MAP_REG)
+		map_bh(bh, inode->i_sb, map.disk_bytenr >> TWIG_SECTOR_SHIFT);
+	return 0;
+}
+
+static void twig_readahead(struct readahead_control *rac)
+{
+	/* pages left unread here are read by ->read_folio one by one */
+	if (TWIG_I(rac->mapping->host)->maybe_inline)
+		return;
+	mpage_readahead(rac, twig_get_block);
+}
+
+/* ---- changing EXTENT_DATA items (extent_mutex held) ---- */
+
+static void twig_fill_reg(struct twig_file_extent *fe, u64 gen, u64 disk,
+			  u64 len)
+{
+	memset(fe, 0, sizeof(*fe));
+	fe->generation = cpu_to_le64(gen);
+	fe->ram_bytes = cpu_to_le64(len);
+	fe->type = TWIG_FILE_EXTENT_REG;
+	fe->disk_bytenr = cpu_to_le64(disk);
+	fe->disk_num_bytes = cpu_to_le64(len);
+	fe->offset = 0;
+	fe->num_bytes = cpu_to_le64(len);
+}
+
+static int twig_insert_reg(struct twig_trans *trans, struct inode *inode,
+			   u64 pos, u64 gen, u64 disk, u64 len)
+{
+	struct twig_key key = { inode->i_ino, TWIG_EXTENT_DATA_KEY, pos };
+	struct twig_file_extent fe;
+
+	twig_fill_reg(&fe, gen, disk, len);
+	return twig_insert_item(trans, trans->fs, &key, &fe, sizeof(fe));
+}
+
+/*
+ * Remove [start, end) (sector aligned, end may be U64_MAX) from the file's
+ * extents: items inside are deleted, items across a boundary are cut, and
+ * the sectors no longer referenced are freed.  An inline extent is deleted
+ * when start is 0.  Stops with -EAGAIN after @max items so that a long
+ * truncate can take a fresh handle.
+ */
+static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
+			   u64 start, u64 end, int max)
+{
+	struct twig_fs_info *fs = trans->fs;
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_path *path;
+	struct twig_fext x;
+	struct twig_key key;
+	int done = 0;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	for (;;) {
+		struct twig_file_extent *fe;
+		struct twig_eb *leaf;
+
+		ret = twig_find_extent(fs, inode->i_ino, start, &x);
+		if (ret) {
+			ret = ret > 0 ? 0 : ret;
+			break;
+		}
+		if (x.start >= end)
+			break;
+		if (x.type == TWIG_FILE_EXTENT_INLINE && start > 0)
+			break;
+		if (done++ >= max) {
+			ret = -EAGAIN;
+			break;
+		}
+		key.objectid = inode->i_ino;
+		key.type = TWIG_EXTENT_DATA_KEY;
+		key.offset = x.start;
+		ret = twig_search_slot(trans, fs, &key, path, -1, 1);
+		if (ret) {
+			ret = ret > 0 ? -EUCLEAN : ret;
+			break;
+		}
+		leaf = path->nodes[0];
+		fe = twig_item_ptr(leaf, path->slots[0]);
+
+		if (x.type == TWIG_FILE_EXTENT_INLINE) {
+			ret = twig_del_item(trans, fs, path);
+			twig_release_path(path);
+			if (ret)
+				break;
+			twig_set_nbytes(inode, ti->nbytes - (x.end - x.start));
+			continue;
+		}
+		if (x.start >= start && x.end <= end) {
+			/* wholly inside: delete */
+			ret = twig_del_item(trans, fs, path);
+			twig_release_path(path);
+			if (ret)
+				break;
+			twig_free_data(fs, trans, x.disk, x.disk_len);
+			twig_set_nbytes(inode, ti->nbytes - x.disk_len);
+			continue;
+		}
+		if (x.start < start) {
+			/* keep the head [x.start, start) in place */
+			u64 head = start - x.start;
+
+			fe->num_bytes = cpu_to_le64(head);
+			fe->disk_num_bytes = cpu_to_le64(head);
+			fe->ram_bytes = cpu_to_le64(head);
+			twig_mark_buffer_dirty(trans, leaf);
+			twig_release_path(path);
+			if (x.end > end) {
+				/* and the tail [end, x.end) as its own item */
+				ret = twig_insert_reg(trans, inode, end,
+						      x.generation,
+						      x.disk + (end - x.start),
+						      x.end - end);
+				if (ret)
+					break;
+				twig_free_data(fs, trans, x.disk + head,
+					       end - start);
+				twig_set_nbytes(inode, ti->nbytes - (end - start));
+				break;
+			}
+			twig_free_data(fs, trans, x.disk + head,
+				       x.disk_len - head);
+			twig_set_nbytes(inode, ti->nbytes - (x.disk_len - head));
+			continue;
+		}
+		/* x.start >= start, x.end > end: keep the tail [end, x.end) */
+		ret = twig_del_item(trans, fs, path);
+		twig_release_path(path);
+		if (ret)
+			break;
+		ret = twig_insert_reg(trans, inode, end, x.generation,
+				      x.disk + (end - x.start), x.end - end);
+		if (ret)
+			break;
+		twig_free_data(fs, trans, x.disk, end - x.start);
+		twig_set_nbytes(inode, ti->nbytes - (end - x.start));
+		break;
+	}
+	twig_free_path(path);
+	return ret;
+}
+
+int twig_drop_extents(struct twig_trans *trans, struct inode *inode,
+		      u64 start, u64 end)
+{
+	return twig_drop_range(trans, inode, start, end, INT_MAX);
+}
+
+/* Store @len bytes as the file's inline extent (replacing page 0). */
+int twig_write_inline(struct twig_trans *trans, struct inode *inode,
+		      const void *data, u64 len)
+{
+	struct twig_key key = { inode->i_ino, TWIG_EXTENT_DATA_KEY, 0 };
+	struct twig_file_extent *fe;
+	u32 size = TWIG_FILE_EXTENT_INLINE_START + len;
+	int ret;
+
+	ret = twig_drop_extents(trans, inode, 0, PAGE_SIZE);
+	if (ret)
+		return ret;
+	fe = kzalloc(size, GFP_NOFS);
+	if (!fe)
+		return -ENOMEM;
+	fe->generation = cpu_to_le64(trans->transid);
+	fe->ram_bytes = cpu_to_le64(len);
+	fe->type = TWIG_FILE_EXTENT_INLINE;
+	memcpy((u8 *)fe + TWIG_FILE_EXTENT_INLINE_START, data, len);
+	ret = twig_insert_item(trans, trans->fs, &key, fe, size);
+	kfree(fe);
+	if (ret)
+		return ret;
+	twig_set_nbytes(inode, TWIG_I(inode)->nbytes + len);
+	TWIG_I(inode)->maybe_inline = true;
+	return 0;
+}
+
+/* Turn an inline extent into a one-sector regular extent. */
+static int twig_convert_inline_locked(struct twig_trans *trans,
+				      struct inode *inode)
+{
+	struct twig_fs_info *fs = trans->fs;
+	struct page *page;
+	void *kaddr;
+	u64 disk;
+	int len;
+	int ret;
+
+	page = alloc_page(GFP_NOFS | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	kaddr = kmap_local_page(page);
+	len = twig_read_inline(inode, kaddr, PAGE_SIZE);
+	kunmap_local(kaddr);
+	if (len <= 0) {
+		ret = len;
+		goto out;
+	}
+	ret = twig_alloc_data(fs, trans, PAGE_SIZE, &disk);
+	if (ret)
+		goto out;
+	ret = twig_bio_page(fs, disk, page, REQ_OP_WRITE);
+	if (!ret)
+		ret = twig_drop_extents(trans, inode, 0, PAGE_SIZE);
+	if (!ret)
+		ret = twig_insert_reg(trans, inode, 0, trans->transid, disk,
+				      PAGE_SIZE);
+	if (ret) {
+		twig_free_data(fs, trans, disk, PAGE_SIZE);
+		goto out;
+	}
+	twig_set_nbytes(inode, TWIG_I(inode)->nbytes + PAGE_SIZE);
+out:
+	if (!ret)
+		TWIG_I(inode)->maybe_inline = false;
+	__free_page(page);
+	return ret;
+}
+
+int twig_convert_inline(struct inode *inode)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_trans *trans;
+	int ret;
+
+	mutex_lock(&ti->extent_mutex);
+	trans = twig_start_transaction(twig_isb(inode), 4);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out;
+	}
+	ret = twig_convert_inline_locked(trans, inode);
+	if (!ret)
+		ret = twig_update_inode(trans, inode);
+	twig_end_transaction(trans);
+out:
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+}
+
+/* The partial last page after a truncate: rewrite it with zeroes past EOF. */
+static int twig_zero_tail(struct inode *inode, u64 size)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct twig_map map;
+	struct folio *folio;
+	int ret;
+
+	if (!(size & (PAGE_SIZE - 1)))
+		return 0;
+	ret = twig_get_map(inode, size, &map);
+	if (ret || map.kind != TWIG_MAP_REG)
+		return ret;
+	folio = read_mapping_folio(mapping, size >> PAGE_SHIFT, NULL);
+	if (IS_ERR(folio))
+		return PTR_ERR(folio);
+	folio_lock(folio);
+	if (folio->mapping == mapping) {
+		folio_zero_segment(folio, offset_in_folio(folio, size),
+				   folio_size(folio));
+		if (!folio_test_private(folio) &&
+		    !twig_reserve_data(twig_isb(inode), PAGE_SIZE))
+			folio_attach_private(folio, TWIG_RESERVED);
+		folio_mark_dirty(folio);
+	}
+	folio_unlock(folio);
+	folio_put(folio);
+	return 0;
+}
+
+/* setattr(ATTR_SIZE), under i_rwsem: resize the page cache and extents. */
+int twig_truncate_extents(struct inode *inode, u64 new_size)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_fs_info *fs = twig_isb(inode);
+	struct twig_trans *trans;
+	u64 old_size = i_size_read(inode);
+	int ret;
+
+	if (new_size > old_size) {
+		if (ti->maybe_inline && new_size > TWIG_MAX_INLINE) {
+			ret = twig_convert_inline(inode);
+			if (ret)
+				return ret;
+		}
+		truncate_setsize(inode, new_size);
+		return 0;
+	}
+
+	truncate_setsize(inode, new_size);
+	ret = twig_zero_tail(inode, new_size);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ti->extent_mutex);
+	do {
+		trans = twig_start_transaction_reserved(fs, 64);
+		if (IS_ERR(trans)) {
+			ret = PTR_ERR(trans);
+			break;
+		}
+		if (ti->maybe_inline) {
+			/* cut the inline extent to new_size */
+			u8 *buf = kmalloc(PAGE_SIZE, GFP_NOFS);
+			int len = buf ? twig_read_inline(inode, buf, PAGE_SIZE) :
+				  -ENOMEM;
+
+			ret = len < 0 ? len : 0;
+			if (len > 0 && len > new_size) {
+				ret = twig_drop_extents(trans, inode, 0, PAGE_SIZE);
+				if (!ret && new_size)
+					ret = twig_write_inline(trans, inode, buf,
+								new_size);
+			}
+			kfree(buf);
+		}
+		if (!ret)
+			ret = twig_drop_range(trans, inode,
+					      round_up(new_size, TWIG_SECTORSIZE),
+					      U64_MAX, 64);
+		if (!ret || ret == -EAGAIN) {
+			int err = twig_update_inode(trans, inode);
+
+			if (err)
+				ret = err;
+		}
+		twig_end_transaction(trans);
+	} while (ret == -EAGAIN);
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+}
+
+/* ---- writeback ---- */
+
+struct twig_wb {
+	struct page *pages[TWIG_WB_PAGES];
+	int nr;
+};
+
+/* Write @nr pages starting at @pages[0] (contiguous) as one new extent. */
+static int twig_write_run(struct inode *inode, struct page **pages, int nr)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_fs_info *fs = twig_isb(inode);
+	u64 pos = (u64)pages[0]->index << PAGE_SHIFT;
+	u64 bytes = (u64)nr << PAGE_SHIFT;
+	struct twig_trans *trans;
+	struct bio *bio;
+	u64 disk;
+	int ret, err, i;
+
+	mutex_lock(&ti->extent_mutex);
+	trans = twig_start_transaction(fs, 8);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out_unlock;
+	}
+	ret = twig_alloc_data(fs, trans, bytes, &disk);
+	if (ret == -ENOSPC && nr > 1) {
+		/* no contiguous run that long: write it in halves */
+		twig_end_transaction(trans);
+		mutex_unlock(&ti->extent_mutex);
+		ret = twig_write_run(inode, pages, nr / 2);
+		err = twig_write_run(inode, pages + nr / 2, nr - nr / 2);
+		return ret ? ret : err;
+	}
+	if (ret)
+		goto out_end;
+
+	bio = bio_alloc(fs->bdev, nr, REQ_OP_WRITE, GFP_NOFS);
+	bio->bi_iter.bi_sector = disk >> SECTOR_SHIFT;
+	for (i = 0; i < nr; i++)
+		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+
+	if (!ret && ti->maybe_inline && pos > 0)
+		ret = twig_convert_inline_locked(trans, inode);
+	if (!ret)
+		ret = twig_drop_extents(trans, inode, pos, pos + bytes);
+	if (!ret)
+		ret = twig_insert_reg(trans, inode, pos, trans->transid, disk,
+				      bytes);
+	if (ret) {
+		twig_free_data(fs, trans, disk, bytes);
+	} else {
+		twig_set_nbytes(inode, ti->nbytes + bytes);
+		if (pos == 0)
+			ti->maybe_inline = false;
+		ret = twig_update_inode(trans, inode);
+	}
+out_end:
+	twig_end_transaction(trans);
+out_unlock:
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+}
+
+static int twig_flush_run(struct inode *inode, struct twig_wb *wb)
+{
+	int ret, i;
+
+	if (!wb->nr)
+		return 0;
+	ret = twig_write_run(inode, wb->pages, wb->nr);
+	for (i = 0; i < wb->nr; i++) {
+		if (ret) {
+			SetPageError(wb->pages[i]);
+			mapping_set_error(inode->i_mapping, ret);
+		}
+		end_page_writeback(wb->pages[i]);
+	}
+	if (ret)
+		pr_warn_ratelimited("twigfs: %s: inode %lu: writeback failed: %d\n",
+				    inode->i_sb->s_id, inode->i_ino, ret);
+	wb->nr = 0;
+	return ret;
+}
+
+/* A small file's only page: keep it inline (page locked, not writeback). */
+static int twig_write_inline_page(struct inode *inode, struct page *page,
+				  u64 isize)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_trans *trans;
+	void *kaddr;
+	int ret;
+
+	mutex_lock(&ti->extent_mutex);
+	trans = twig_start_transaction(twig_isb(inode), 4);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out;
+	}
+	kaddr = kmap_local_page(page);
+	ret = twig_write_inline(trans, inode, kaddr, isize);
+	kunmap_local(kaddr);
+	if (!ret)
+		ret = twig_update_inode(trans, inode);
+	twig_end_transaction(trans);
+out:
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+}
+
+static void twig_unreserve_page(struct inode *inode, struct page *page)
+{
+	if (PagePrivate(page)) {
+		detach_page_private(page);
+		twig_release_data(twig_isb(inode), PAGE_SIZE);
+	}
+}
+
+static int twig_writepage_cb(struct page *page, struct writeback_control *wbc,
+			     void *data)
+{
+	struct inode *inode = page->mapping->host;
+	struct twig_wb *wb = data;
+	u64 isize = i_size_read(inode);
+	pgoff_t end_index = isize >> PAGE_SHIFT;
+	unsigned int tail = isize & (PAGE_SIZE - 1);
+	int ret = 0;
+
+	twig_unreserve_page(inode, page);
+	if (page->index > end_index || (page->index == end_index && !tail)) {
+		/* wholly past EOF: truncate will drop it */
+		unlock_page(page);
+		return 0;
+	}
+	if (page->index == end_index)
+		zero_user_segment(page, tail, PAGE_SIZE);
+
+	if (wb->nr && (page->index != wb->pages[0]->index + wb->nr ||
+		       wb->nr == TWIG_WB_PAGES))
+		twig_flush_run(inode, wb);
+
+	if (page->index == 0 && isize <= TWIG_MAX_INLINE) {
+		set_page_writeback(page);
+		ret = twig_write_inline_page(inode, page, isize);
+		if (ret) {
+			SetPageError(page);
+			mapping_set_error(page->mapping, ret);
+		}
+		unlock_page(page);
+		end_page_writeback(page);
+		return 0;
+	}
+	set_page_writeback(page);
+	unlock_page(page);
+	wb->pages[wb->nr++] = page;
+	return 0;
+}
+
+static int twig_writepages(struct address_space *mapping,
+			   struct writeback_control *wbc)
+{
+	struct twig_wb *wb;
+	unsigned int nofs;
+	int ret;
+
+	wb = kmalloc(sizeof(*wb), GFP_NOFS);
+	if (!wb)
+		return -ENOMEM;
+	wb->nr = 0;
+	nofs = memalloc_nofs_save();
+	ret = write_cache_pages(mapping, wbc, twig_writepage_cb, wb);
+	twig_flush_run(mapping->host, wb);
+	memalloc_nofs_restore(nofs);
+	kfree(wb);
+	return ret;
+}
+
+static int twig_writepage(struct page *page, struct writeback_control *wbc)
+{
+	struct twig_wb *wb;
+	unsigned int nofs;
+
+	/* reclaim: let the flusher threads write it */
+	if (current->flags & PF_MEMALLOC) {
+		redirty_page_for_writepage(wbc, page);
+		unlock_page(page);
+		return 0;
+	}
+	wb = kmalloc(sizeof(*wb), GFP_NOFS);
+	if (!wb) {
+		redirty_page_for_writepage(wbc, page);
+		unlock_page(page);
+		return -ENOMEM;
+	}
+	wb->nr = 0;
+	nofs = memalloc_nofs_save();
+	twig_writepage_cb(page, wbc, wb);
+	twig_flush_run(page->mapping->host, wb);
+	memalloc_nofs_restore(nofs);
+	kfree(wb);
+	return 0;
+}
+
+/* ---- buffered writes ---- */
+
+static int twig_write_begin(struct file *file, struct address_space *mapping,
+			    loff_t pos, unsigned int len, struct page **pagep,
+			    void **fsdata)
+{
+	struct inode *inode = mapping->host;
+	struct twig_fs_info *fs = twig_isb(inode);
+	pgoff_t index = pos >> PAGE_SHIFT;
+	unsigned int from = pos & (PAGE_SIZE - 1);
+	struct page *page;
+	int ret;
+
+	/* reserve before taking the page lock: reserving may write back */
+	ret = twig_reserve_data(fs, PAGE_SIZE);
+	if (ret)
+		return ret;
+	page = grab_cache_page_write_begin(mapping, index);
+	if (!page) {
+		twig_release_data(fs, PAGE_SIZE);
+		return -ENOMEM;
+	}
+	if (PagePrivate(page))
+		twig_release_data(fs, PAGE_SIZE);
+	else
+		attach_page_private(page, TWIG_RESERVED);
+
+	if (!PageUptodate(page) && len != PAGE_SIZE) {
+		if ((u64)index << PAGE_SHIFT >= i_size_read(inode)) {
+			zero_user_segments(page, 0, from, from + len, PAGE_SIZE);
+		} else {
+			ret = twig_fill_page(inode, page);
+			if (ret) {
+				unlock_page(page);
+				put_page(page);
+				return ret;
+			}
+		}
+		SetPageUptodate(page);
+	}
+	*pagep = page;
+	return 0;
+}
+
+static int twig_write_end(struct file *file, struct address_space *mapping,
+			  loff_t pos, unsigned int len, unsigned int copied,
+			  struct page *page, void *fsdata)
+{
+	struct inode *inode = mapping->host;
+	bool grew = false;
+
+	if (!PageUptodate(page)) {
+		if (copied < len) {
+			copied = 0;
+			goto out;
+		}
+		SetPageUptodate(page);
+	}
+	if (pos + copied > inode->i_size) {
+		i_size_write(inode, pos + copied);
+		grew = true;
+	}
+	if (copied)
+		set_page_dirty(page);
+out:
+	unlock_page(page);
+	put_page(page);
+	if (grew)
+		mark_inode_dirty(inode);
+	return copied;
+}
+
+static bool twig_dirty_folio(struct address_space *mapping,
+			     struct folio *folio)
+{
+	return filemap_dirty_folio(mapping, folio);
+}
+
+static void twig_invalidate_folio(struct folio *folio, size_t offset,
+				  size_t len)
+{
+	if (offset == 0 && len == folio_size(folio))
+		twig_unreserve_page(folio->mapping->host, &folio->page);
+}
+
+static bool twig_release_folio(struct folio *folio, gfp_t gfp)
+{
+	if (folio_test_dirty(folio) || folio_test_writeback(folio))
+		return false;
+	twig_unreserve_page(folio->mapping->host, &folio->page);
+	return true;
+}
+
+const struct address_space_operations twig_aops = {
+	.read_folio		= twig_read_folio,
+	.readahead		= twig_readahead,
+	.writepage		= twig_writepage,
+	.writepages		= twig_writepages,
+	.write_begin		= twig_write_begin,
+	.write_end		= twig_write_end,
+	.dirty_folio		= twig_dirty_folio,
+	.invalidate_folio	= twig_invalidate_folio,
+	.release_folio		= twig_release_folio,
+	.migrate_folio		= filemap_migrate_folio,
+};
+
+/* ---- mmap ---- */
+
+static vm_fault_t twig_page_mkwrite(struct vm_fault *vmf)
+{
+	struct page *page = vmf->page;
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	struct twig_fs_info *fs = twig_isb(inode);
+	vm_fault_t ret = VM_FAULT_LOCKED;
+	bool reserved;
+
+	sb_start_pagefault(inode->i_sb);
+	file_update_time(vmf->vma->vm_file);
+	reserved = !twig_reserve_data(fs, PAGE_SIZE);
+	lock_page(page);
+	if (page->mapping != inode->i_mapping ||
+	    page_offset(page) >= i_size_read(inode)) {
+		unlock_page(page);
+		ret = VM_FAULT_NOPAGE;
+		goto out;
+	}
+	if (PagePrivate(page)) {
+		/* already reserved */
+	} else if (reserved) {
+		attach_page_private(page, TWIG_RESERVED);
+		reserved = false;
+	} else {
+		unlock_page(page);
+		ret = VM_FAULT_SIGBUS;
+		goto out;
+	}
+	set_page_dirty(page);
+	wait_for_stable_page(page);
+out:
+	if (reserved)
+		twig_release_data(fs, PAGE_SIZE);
+	sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static const struct vm_operations_struct twig_file_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= twig_page_mkwrite,
+};
+
+static int twig_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	int ret = generic_file_mmap(file, vma);
+
+	if (!ret)
+		vma->vm_ops = &twig_file_vm_ops;
+	return ret;
+}
+
+/* ---- fsync, llseek ---- */
+
+int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	struct inode *inode = file_inode(file);
+	int ret;
+
+	ret = file_write_and_wait_range(file, start, end);
+	if (ret)
+		return ret;
+	if (test_bit(TWIG_FS_RDONLY, &twig_isb(inode)->flags))
+		return 0;
+	return twig_commit_transaction(twig_isb(inode));
+}
+
+static loff_t twig_seek_data_hole(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file_inode(file);
+	bool want_data = whence == SEEK_DATA;
+	struct twig_map map;
+	u64 pos = offset;
+	bool is_data;
+	u64 isize;
+	int ret;
+
+	inode_lock_shared(inode);
+	ret = filemap_write_and_wait(inode->i_mapping);
+	if (ret)
+		goto out;
+	isize = i_size_read(inode);
+	if (offset < 0 || pos >= isize) {
+		ret = -ENXIO;
+		goto out;
+	}
+	for (;;) {
+		ret = twig_get_map(inode, pos, &map);
+		if (ret)
+			goto out;
+		if (map.kind == TWIG_MAP_INLINE && map.len == 0) {
+			/* past the inline data: nothing else follows */
+			map.kind = TWIG_MAP_HOLE;
+			map.len = U64_MAX - pos;
+		}
+		is_data = map.kind != TWIG_MAP_HOLE;
+		if (is_data == want_data)
+			break;
+		if (map.len >= isize - pos) {
+			pos = isize;
+			break;
+		}
+		pos += map.len;
+	}
+	if (pos >= isize) {
+		if (whence == SEEK_DATA) {
+			ret = -ENXIO;
+			goto out;
+		}
+		pos = isize;
+	}
+	inode_unlock_shared(inode);
+	return vfs_setpos(file, pos, inode->i_sb->s_maxbytes);
+out:
+	inode_unlock_shared(inode);
+	return ret;
+}
+
+static loff_t twig_llseek(struct file *file, loff_t offset, int whence)
+{
+	switch (whence) {
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		return twig_seek_data_hole(file, offset, whence);
+	default:
+		return generic_file_llseek(file, offset, whence);
+	}
+}
+
+const struct file_operations twig_file_operations = {
+	.llseek		= twig_llseek,
+	.read_iter	= generic_file_read_iter,
+	.write_iter	= generic_file_write_iter,
+	.mmap		= twig_file_mmap,
+	.open		= generic_file_open,
+	.fsync		= twig_fsync,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
+};
+
+const struct inode_operations twig_file_inode_operations = {
+	.setattr	= twig_setattr,
+	.getattr	= twig_getattr,
+};

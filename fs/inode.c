@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs inodes: INODE_ITEM <-> struct inode, creation, eviction,
+ * setattr/getattr.
+ *
+ * The in-memory inode is the truth while it is cached; every change made by
+ * a VFS operation is copied into the INODE_ITEM within the same transaction
+ * handle (twig_update_inode()), and changes made by the VFS on its own (the
+ * time and size updates of mark_inode_dirty()) are copied by ->dirty_inode.
+ * A commit therefore always finds the items up to date and ->write_inode
+ * has nothing left to do.
+ *
+ * Never call mark_inode_dirty() while holding a transaction handle: it joins
+ * a transaction itself, and a commit waiting for the outer handle would
+ * never let it in.
+ */
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
+#include "vfs.h"
+
+static struct kmem_cache *twig_inode_cachep;
+
+struct inode *twig_alloc_inode(struct super_block *sb)
+{
+	struct twig_inode_info *ti;
+
+	ti = alloc_inode_sb(sb, twig_inode_cachep, GFP_KERNEL);
+	if (!ti)
+		return NULL;
+	ti->nbytes = 0;
+	ti->next_index = TWIG_FIRST_DIR_INDEX;
+	ti->generation = 0;
+	ti->flags = 0;
+	ti->maybe_inline = false;
+	return &ti->vfs_inode;
+}
+
+void twig_free_inode(struct inode *inode)
+{
+	kmem_cache_free(twig_inode_cachep, TWIG_I(inode));
+}
+
+static void twig_inode_init_once(void *p)
+{
+	struct twig_inode_info *ti = p;
+
+	mutex_init(&ti->extent_mutex);
+	inode_init_once(&ti->vfs_inode);
+}
+
+int twig_inode_cache_init(void)
+{
+	twig_inode_cachep = kmem_cache_create("twig_inode_cache",
+					      sizeof(struct twig_inode_info), 0,
+					      SLAB_RECLAIM_ACCOUNT |
+					      SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+					      twig_inode_init_once);
+	return twig_inode_cachep ? 0 : -ENOMEM;
+}
+
+void twig_inode_cache_exit(void)
+{
+	/* inodes are freed after an RCU grace period */
+	rcu_barrier();
+	kmem_cache_destroy(twig_inode_cachep);
+}
+
+/* ---- walking items read-only ---- */
+
+/*
+ * Position @path at the first item >= @key.  Returns 0 (path->nodes[0],
+ * path->slots[0] name it), 1 when no such item exists, or <0.
+ */
+int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
+		    struct twig_path *path)
+{
+	int ret;
+
+	ret = twig_search_slot(NULL, fs, key, path, 0, 0);
+	if (ret < 0)
+		return ret;
+	if (path->slots[0] < twig_header_nritems(path->nodes[0]))
+		return 0;
+	return twig_next_leaf(fs, path);
+}
+
+/* Step to the next item: 0, 1 at the end of the tree, or <0. */
+int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path)
+{
+	return twig_next_item(fs, path);
+}
+
+/* ---- INODE_ITEM <-> struct inode ---- */
+
+static void twig_get_time(struct timespec64 *ts, const struct twig_timespec *d)
+{
+	ts->tv_sec = le64_to_cpu(d->sec);
+	ts->tv_nsec = le32_to_cpu(d->nsec);
+}
+
+static void twig_put_time(struct twig_timespec *d, const struct timespec64 *ts)
+{
+	d->sec = cpu_to_le64(ts->tv_sec);
+	d->nsec = cpu_to_le32(ts->tv_nsec);
+}
+
+void twig_set_nbytes(struct inode *inode, u64 nbytes)
+{
+	TWIG_I(inode)->nbytes = nbytes;
+	inode->i_blocks = DIV_ROUND_UP_ULL(nbytes, 512);
+}
+
+static void twig_fill_item(struct twig_inode_item *ii, struct inode *inode,
+			   u64 transid)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+
+	memset(ii, 0, sizeof(*ii));
+	ii->generation = cpu_to_le64(ti->generation);
+	ii->transid = cpu_to_le64(transid);
+	ii->size = cpu_to_le64(i_size_read(inode));
+	ii->nbytes = cpu_to_le64(ti->nbytes);
+	ii->next_index = cpu_to_le64(S_ISDIR(inode->i_mode) ?
+				     ti->next_index : 0);
+	ii->nlink = cpu_to_le32(inode->i_nlink);
+	ii->uid = cpu_to_le32(i_uid_read(inode));
+	ii->gid = cpu_to_le32(i_gid_read(inode));
+	ii->mode = cpu_to_le32(inode->i_mode);
+	ii->rdev = cpu_to_le64(new_encode_dev(inode->i_rdev));
+	ii->flags = cpu_to_le64(ti->flags);
+	twig_put_time(&ii->atime, &inode->i_atime);
+	twig_put_time(&ii->ctime, &inode->i_ctime);
+	twig_put_time(&ii->mtime, &inode->i_mtime);
+	twig_put_time(&ii->otime, &ti->otime);
+}
+
+static void twig_set_ops(struct inode *inode)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &twig_file_inode_operations;
+		inode->i_fop = &twig_file_operations;
+		inode->i_mapping->a_ops = &twig_aops;
+		break;
+	case S_IFDIR:
+		inode->i_op = &twig_dir_inode_operations;
+		inode->i_fop = &twig_dir_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &twig_symlink_inode_operations;
+		inode->i_mapping->a_ops = &twig_aops;
+		inode_nohighmem(inode);
+		break;
+	default:
+		inode->i_op = &twig_special_inode_operations;
+		init_special_inode(inode, inode->i_mode, inode->i_rdev);
+		break;
+	}
+}
+
+static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	umode_t mode = le32_to_cpu(ii->mode);
+
+	switch (mode & S_IFMT) {
+	case S_IFREG: case S_IFDIR: case S_IFLNK: case S_IFCHR:
+	case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+		break;
+	default:
+		return -EUCLEAN;
+	}
+	inode->i_mode = mode;
+	set_nlink(inode, le32_to_cpu(ii->nlink));
+	i_uid_write(inode, le32_to_cpu(ii->uid));
+	i_gid_write(inode, le32_to_cpu(ii->gid));
+	inode->i_size = le64_to_cpu(ii->size);
+	inode->i_rdev = new_decode_dev(le64_to_cpu(ii->rdev));
+	twig_get_time(&inode->i_atime, &ii->atime);
+	twig_get_time(&inode->i_ctime, &ii->ctime);
+	twig_get_time(&inode->i_mtime, &ii->mtime);
+	twig_get_time(&ti->otime, &ii->otime);
+	ti->generation = le64_to_cpu(ii->generation);
+	ti->next_index = le64_to_cpu(ii->next_index);
+	if (S_ISDIR(mode) && ti->next_index < TWIG_FIRST_DIR_INDEX)
+		ti->next_index = TWIG_FIRST_DIR_INDEX;
+	ti->flags = le64_to_cpu(ii->flags);
+	inode->i_generation = (u32)ti->generation;
+	twig_set_nbytes(inode, le64_to_cpu(ii->nbytes));
+	ti->maybe_inline = (S_ISREG(mode) || S_ISLNK(mode)) && ti->nbytes &&
+			   inode->i_size <= TWIG_MAX_INLINE;
+	twig_set_ops(inode);
+	return 0;
+}
+
+static int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
+				struct twig_inode_item *ii)
+{
+	struct twig_key key = { ino, TWIG_INODE_ITEM_KEY, 0 };
+	struct twig_path *path;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(NULL, fs, &key, path, 0, 0);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		int slot = path->slots[0];
+
+		if (twig_item_size(leaf, slot) < sizeof(*ii))
+			ret = -EUCLEAN;
+		else
+			memcpy(ii, twig_item_ptr(leaf, slot), sizeof(*ii));
+	} else if (ret > 0) {
+		ret = -ENOENT;
+	}
+	twig_free_path(path);
+	return ret;
+}
+
+struct inode *twig_iget(struct super_block *sb, u64 ino)
+{
+	struct twig_inode_item ii;
+	struct inode *inode;
+	int ret;
+
+	inode = iget_locked(sb, ino);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+
+	ret = twig_read_inode_item(twig_sb(sb), ino, &ii);
+	if (!ret)
+		ret = twig_fill_inode(inode, &ii);
+	if (ret) {
+		if (ret == -ENOENT || ret == -EUCLEAN) {
+			pr_err("twigfs: %s: inode %llu: %s\n", sb->s_id, ino,
+			       ret == -ENOENT ? "no inode item" :
+			       "corrupt inode item");
+			ret = -EUCLEAN;
+		}
+		iget_failed(inode);
+		return ERR_PTR(ret);
+	}
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/* Copy @inode into its INODE_ITEM, inside @trans. */
+int twig_update_inode(struct twig_trans *trans, struct inode *inode)
+{
+	struct twig_fs_info *fs = trans->fs;
+	struct twig_key key = { inode->i_ino, TWIG_INODE_ITEM_KEY, 0 };
+	struct twig_inode_item ii;
+	struct twig_path *path;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(trans, fs, &key, path, 0, 1);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		int slot = path->slots[0];
+
+		if (twig_item_size(leaf, slot) < sizeof(ii)) {
+			ret = -EUCLEAN;
+		} else {
+			twig_fill_item(&ii, inode, trans->transid);
+			memcpy(twig_item_ptr(leaf, slot), &ii, sizeof(ii));
+			twig_mark_buffer_dirty(trans, leaf);
+		}
+	} else if (ret > 0) {
+		ret = -EUCLEAN;
+	}
+	twig_free_path(path);
+	if (ret == -EUCLEAN)
+		pr_err("twigfs: %s: inode %lu: inode item missing or short\n",
+		       inode->i_sb->s_id, inode->i_ino);
+	return ret;
+}
+
+/*
+ * A new inode, I_NEW and hashed, with its INODE_ITEM inserted in @trans.
+ * On a later failure the caller ends the handle, clears nlink and calls
+ * discard_new_inode(): eviction then deletes the item again.
+ */
+struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
+			     umode_t mode, dev_t rdev)
+{
+	struct super_block *sb = dir->i_sb;
+	struct twig_fs_info *fs = twig_sb(sb);
+	struct twig_inode_info *ti;
+	struct twig_inode_item ii;
+	struct twig_key key;
+	struct inode *inode;
+	u64 ino;
+	int ret;
+
+	ret = twig_new_objectid(fs, &ino);
+	if (ret)
+		return ERR_PTR(ret);
+	inode = new_inode(sb);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	ti = TWIG_I(inode);
+	inode->i_ino = ino;
+	inode_init_owner(&init_user_ns, inode, dir, mode);
+	inode->i_rdev = rdev;
+	inode->i_mtime = current_time(inode);
+	inode->i_atime = inode->i_mtime;
+	inode->i_ctime = inode->i_mtime;
+	ti->otime = inode->i_mtime;
+	ti->generation = trans->transid;
+	inode->i_generation = (u32)trans->transid;
+	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
+	twig_set_ops(inode);
+
+	ret = insert_inode_locked(inode);
+	if (ret) {
+		/* the number is in use: a corrupt tree or objectid counter */
+		pr_err("twigfs: %s: inode number %llu already in use\n",
+		       sb->s_id, ino);
+		make_bad_inode(inode);
+		iput(inode);
+		return ERR_PTR(-EUCLEAN);
+	}
+	twig_fill_item(&ii, inode, trans->transid);
+	key.objectid = ino;
+	key.type = TWIG_INODE_ITEM_KEY;
+	key.offset = 0;
+	ret = twig_insert_item(trans, fs, &key, &ii, sizeof(ii));
+	if (ret) {
+		/* no item: eviction must not try to delete one */
+		make_bad_inode(inode);
+		discard_new_inode(inode);
+		return ERR_PTR(ret);
+	}
+	return inode;
+}
+
+void twig_dirty_inode(struct inode *inode, int flags)
+{
+	struct twig_fs_info *fs = twig_isb(inode);
+	struct twig_trans *trans;
+	int ret;
+
+	if (!(flags & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)))
+		return;
+	if (is_bad_inode(inode) || test_bit(TWIG_FS_RDONLY, &fs->flags))
+		return;
+	trans = twig_start_transaction(fs, 1);
+	if (IS_ERR(trans)) {
+		pr_warn_ratelimited("twigfs: %s: inode %lu: cannot update: %ld\n",
+				    inode->i_sb->s_id, inode->i_ino,
+				    PTR_ERR(trans));
+		return;
+	}
+	ret = twig_update_inode(trans, inode);
+	twig_end_transaction(trans);
+	if (ret)
+		pr_warn_ratelimited("twigfs: %s: inode %lu: update failed: %d\n",
+				    inode->i_sb->s_id, inode->i_ino, ret);
+}
+
+int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	/* ->dirty_inode already copied it; a sync commits it */
+	return 0;
+}
+
+/*
+ * Delete every item of @ino (inode, refs, extents), freeing data sectors,
+ * a bounded number per transaction handle.
+ */
+static int twig_delete_items(struct twig_fs_info *fs, u64 ino)
+{
+	struct twig_key key = { ino, 0, 0 };
+	struct twig_key found;
+	struct twig_trans *trans;
+	struct twig_path *path;
+	int ret = 0;
+	int n;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	for (;;) {
+		trans = twig_start_transaction_reserved(fs, 16);
+		if (IS_ERR(trans)) {
+			ret = PTR_ERR(trans);
+			break;
+		}
+		for (n = 0; n < 16; n++) {
+			struct twig_eb *leaf;
+			int slot;
+
+			ret = twig_search_slot(trans, fs, &key, path, -1, 1);
+			if (ret < 0)
+				break;
+			leaf = path->nodes[0];
+			slot = path->slots[0];
+			if (slot >= twig_header_nritems(leaf)) {
+				/* first item of ino may be in the next leaf */
+				twig_release_path(path);
+				ret = twig_walk_first(fs, &key, path);
+				if (ret == 0)
+					twig_item_key(path->nodes[0],
+						      path->slots[0], &found);
+				twig_release_path(path);
+				if (ret)
+					break;
+				if (found.objectid != ino) {
+					ret = 1;
+					break;
+				}
+				key = found;
+				continue;
+			}
+			twig_item_key(leaf, slot, &found);
+			if (found.objectid != ino) {
+				twig_release_path(path);
+				ret = 1;
+				break;
+			}
+			if (found.type == TWIG_EXTENT_DATA_KEY) {
+				struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
+
+				if (twig_item_size(leaf, slot) >= sizeof(*fe) &&
+				    fe->type == TWIG_FILE_EXTENT_REG &&
+				    fe->disk_bytenr)
+					twig_free_data(fs, trans,
+						       le64_to_cpu(fe->disk_bytenr),
+						       le64_to_cpu(fe->disk_num_bytes));
+			}
+			ret = twig_del_item(trans, fs, path);
+			twig_release_path(path);
+			if (ret)
+				break;
+			key.type = 0;
+			key.offset = 0;
+		}
+		twig_end_transaction(trans);
+		if (ret)
+			break;
+	}
+	twig_free_path(path);
+	return ret < 0 ? ret : 0;
+}
+
+void twig_evict_inode(struct inode *inode)
+{
+	struct twig_fs_info *fs = twig_isb(inode);
+	int ret;
+
+	truncate_inode_pages_final(&inode->i_data);
+	if (!inode->i_nlink && !is_bad_inode(inode) &&
+	    !test_bit(TWIG_FS_RDONLY, &fs->flags)) {
+		ret = twig_delete_items(fs, inode->i_ino);
+		if (ret)
+			pr_err("twigfs: %s: inode %lu: cannot delete items: %d\n",
+			       inode->i_sb->s_id, inode->i_ino, ret);
+	}
+	clear_inode(inode);
+}
+
+int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct twig_fs_info *fs = twig_isb(inode);
+	struct twig_trans *trans;
+	int ret;
+
+	ret = setattr_prepare(&init_user_ns, dentry, attr);
+	if (ret)
+		return ret;
+	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode) &&
+	    attr->ia_size != i_size_read(inode)) {
+		ret = twig_truncate_extents(inode, attr->ia_size);
+		if (ret)
+			return ret;
+	}
+	setattr_copy(&init_user_ns, inode, attr);
+	trans = twig_start_transaction(fs, 1);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	ret = twig_update_inode(trans, inode);
+	twig_end_transaction(trans);
+	return ret;
+}
+
+int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	struct twig_inode_info *ti = TWIG_I(inode);
+
+	if (request_mask & STATX_BTIME) {
+		stat->result_mask |= STATX_BTIME;
+		stat->btime = ti->otime;
+	}
+	generic_fillattr(&init_user_ns, inode, stat);
+	stat->blksize = TWIG_SECTORSIZE;
+	return 0;
+}
+
+const struct inode_operations twig_special_inode_operations = {
+	.setattr	= twig_setattr,
+	.getattr	= twig_getattr,
+};
+
+const struct inode_operations twig_symlink_inode_operations = {
+	.get_link	= page_get_link,
+	.setattr	= twig_setattr,
+	.getattr	= twig_getattr,
+};

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs names: lookup, create, mkdir, mknod, symlink, link, unlink,
+ * rmdir, rename.
+ *
+ * A name is three items, all changed in one transaction handle:
+ *   (dir, DIR_ITEM, crc32c hash)   entries with that hash, back to back
+ *   (dir, DIR_INDEX, sequence)     the one entry, for readdir
+ *   (ino, INODE_REF, dir)          the inode's names in dir, with sequence
+ * The VFS holds the directory's i_rwsem exclusively for every change (and
+ * both parents' for a rename), which also protects next_index.
+ */
+#include <linux/fs.h>
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/pagemap.h>
+#include "vfs.h"
+
+u32 twig_name_hash(const char *name, int len)
+{
+	return crc32c(TWIG_NAME_HASH_SEED, name, len);
+}
+
+static u8 twig_ftype(umode_t mode)
+{
+	return fs_umode_to_ftype(mode);
+}
+
+/*
+ * Find @name in a DIR_ITEM or INODE_REF item.  Returns the byte offset of
+ * the record inside the item, or -ENOENT / -EUCLEAN.
+ */
+static int twig_find_dirent(const u8 *data, u32 size, const char *name,
+			    int len, struct twig_dir_entry *out)
+{
+	u32 pos = 0;
+
+	while (pos + sizeof(struct twig_dir_entry) <= size) {
+		const struct twig_dir_entry *de = (const void *)(data + pos);
+		u16 nlen = le16_to_cpu(de->name_len);
+
+		if (pos + sizeof(*de) + nlen > size)
+			return -EUCLEAN;
+		if (nlen == len && !memcmp(de + 1, name, len)) {
+			if (out)
+				*out = *de;
+			return pos;
+		}
+		pos += sizeof(*de) + nlen;
+	}
+	return pos == size ? -ENOENT : -EUCLEAN;
+}
+
+static int twig_find_ref(const u8 *data, u32 size, const char *name, int len,
+			 u64 *index)
+{
+	u32 pos = 0;
+
+	while (pos + sizeof(struct twig_inode_ref) <= size) {
+		const struct twig_inode_ref *ref = (const void *)(data + pos);
+		u16 nlen = le16_to_cpu(ref->name_len);
+
+		if (pos + sizeof(*ref) + nlen > size)
+			return -EUCLEAN;
+		if (nlen == len && !memcmp(ref + 1, name, len)) {
+			if (index)
+				*index = le64_to_cpu(ref->index);
+			return pos;
+		}
+		pos += sizeof(*ref) + nlen;
+	}
+	return pos == size ? -ENOENT : -EUCLEAN;
+}
+
+/* Look @name up in @dir: 0 with *ino and *type, -ENOENT, or <0. */
+static int twig_lookup_name(struct inode *dir, const struct qstr *name,
+			    u64 *ino, u8 *type)
+{
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_key key = {
+		dir->i_ino, TWIG_DIR_ITEM_KEY,
+		twig_name_hash(name->name, name->len)
+	};
+	struct twig_dir_entry de;
+	struct twig_path *path;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(NULL, fs, &key, path, 0, 0);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		int slot = path->slots[0];
+
+		ret = twig_find_dirent(twig_item_ptr(leaf, slot),
+				       twig_item_size(leaf, slot), name->name,
+				       name->len, &de);
+		if (ret >= 0) {
+			*ino = le64_to_cpu(de.ino);
+			*type = de.type;
+			ret = 0;
+		}
+	} else if (ret > 0) {
+		ret = -ENOENT;
+	}
+	twig_free_path(path);
+	if (ret == -EUCLEAN)
+		pr_err("twigfs: %s: directory %lu: corrupt DIR_ITEM\n",
+		       dir->i_sb->s_id, dir->i_ino);
+	return ret;
+}
+
+/*
+ * Append a record to the item at @key, creating the item if needed.
+ * @rec is the fixed part, @name follows it.
+ */
+static int twig_append_record(struct twig_trans *trans,
+			      const struct twig_key *key, const void *rec,
+			      u32 rec_len, const char *name, int len,
+			      bool is_dirent)
+{
+	struct twig_fs_info *fs = trans->fs;
+	u32 add = rec_len + len;
+	struct twig_path *path;
+	u8 *buf;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(trans, fs, key, path,
+			       add + sizeof(struct twig_item), 1);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		int slot = path->slots[0];
+		u32 old = twig_item_size(leaf, slot);
+		u8 *data = twig_item_ptr(leaf, slot);
+
+		ret = is_dirent ? twig_find_dirent(data, old, name, len, NULL) :
+		      twig_find_ref(data, old, name, len, NULL);
+		if (ret >= 0) {
+			ret = -EEXIST;
+		} else if (ret == -ENOENT) {
+			ret = twig_extend_item(fs, path, old + add);
+			if (!ret) {
+				leaf = path->nodes[0];
+				slot = path->slots[0];
+				data = twig_item_ptr(leaf, slot);
+				memcpy(data + old, rec, rec_len);
+				memcpy(data + old + rec_len, name, len);
+				twig_mark_buffer_dirty(trans, leaf);
+			}
+		}
+		twig_free_path(path);
+		return ret;
+	}
+	twig_free_path(path);
+	if (ret < 0)
+		return ret;
+	buf = kmalloc(add, GFP_NOFS);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, rec, rec_len);
+	memcpy(buf + rec_len, name, len);
+	ret = twig_insert_item(trans, fs, key, buf, add);
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * Remove the record for @name from the item at @key (deleting the item if
+ * it was the only one).  For an INODE_REF, *index receives its sequence.
+ */
+static int twig_remove_record(struct twig_trans *trans,
+			      const struct twig_key *key, const char *name,
+			      int len, bool is_dirent, u64 *index)
+{
+	struct twig_fs_info *fs = trans->fs;
+	struct twig_path *path;
+	struct twig_eb *leaf;
+	u32 size, rec;
+	int slot, pos;
+	u8 *data;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(trans, fs, key, path, -1, 1);
+	if (ret) {
+		ret = ret > 0 ? -EUCLEAN : ret;
+		goto out;
+	}
+	leaf = path->nodes[0];
+	slot = path->slots[0];
+	size = twig_item_size(leaf, slot);
+	data = twig_item_ptr(leaf, slot);
+	if (is_dirent) {
+		pos = twig_find_dirent(data, size, name, len, NULL);
+		rec = sizeof(struct twig_dir_entry) + len;
+	} else {
+		pos = twig_find_ref(data, size, name, len, index);
+		rec = sizeof(struct twig_inode_ref) + len;
+	}
+	if (pos < 0) {
+		ret = pos == -ENOENT ? -EUCLEAN : pos;
+		goto out;
+	}
+	if (rec == size) {
+		ret = twig_del_item(trans, fs, path);
+		goto out;
+	}
+	memmove(data + pos, data + pos + rec, size - pos - rec);
+	twig_truncate_item(fs, path, size - rec);
+	twig_mark_buffer_dirty(trans, path->nodes[0]);
+	ret = 0;
+out:
+	twig_free_path(path);
+	return ret;
+}
+
+static int twig_del_key(struct twig_trans *trans, const struct twig_key *key)
+{
+	struct twig_path *path;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(trans, trans->fs, key, path, -1, 1);
+	if (ret == 0)
+		ret = twig_del_item(trans, trans->fs, path);
+	else if (ret > 0)
+		ret = -EUCLEAN;
+	twig_free_path(path);
+	return ret;
+}
+
+/* Add the name @name -> @inode to @dir (items, dir size and times). */
+static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
+			  const struct qstr *name, struct inode *inode)
+{
+	struct twig_inode_info *tdir = TWIG_I(dir);
+	u64 index = tdir->next_index;
+	struct twig_dir_entry de;
+	struct twig_inode_ref ref;
+	struct twig_key key;
+	u8 *buf;
+	int ret;
+
+	de.ino = cpu_to_le64(inode->i_ino);
+	de.transid = cpu_to_le64(trans->transid);
+	de.name_len = cpu_to_le16(name->len);
+	de.type = twig_ftype(inode->i_mode);
+
+	key.objectid = dir->i_ino;
+	key.type = TWIG_DIR_ITEM_KEY;
+	key.offset = twig_name_hash(name->name, name->len);
+	ret = twig_append_record(trans, &key, &de, sizeof(de), name->name,
+				 name->len, true);
+	if (ret)
+		return ret;
+
+	buf = kmalloc(sizeof(de) + name->len, GFP_NOFS);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &de, sizeof(de));
+	memcpy(buf + sizeof(de), name->name, name->len);
+	key.type = TWIG_DIR_INDEX_KEY;
+	key.offset = index;
+	ret = twig_insert_item(trans, trans->fs, &key, buf,
+			       sizeof(de) + name->len);
+	kfree(buf);
+	if (ret)
+		return ret;
+
+	ref.index = cpu_to_le64(index);
+	ref.name_len = cpu_to_le16(name->len);
+	key.objectid = inode->i_ino;
+	key.type = TWIG_INODE_REF_KEY;
+	key.offset = dir->i_ino;
+	ret = twig_append_record(trans, &key, &ref, sizeof(ref), name->name,
+				 name->len, false);
+	if (ret)
+		return ret;
+
+	tdir->next_index = index + 1;
+	i_size_write(dir, i_size_read(dir) + 2 * name->len);
+	dir->i_mtime = current_time(dir);
+	dir->i_ctime = dir->i_mtime;
+	return 0;
+}
+
+/* Remove the name @name -> @inode from @dir (items, dir size and times). */
+static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
+			  const struct qstr *name, struct inode *inode)
+{
+	struct twig_key key;
+	u64 index = 0;
+	int ret;
+
+	key.objectid = inode->i_ino;
+	key.type = TWIG_INODE_REF_KEY;
+	key.offset = dir->i_ino;
+	ret = twig_remove_record(trans, &key, name->name, name->len, false,
+				 &index);
+	if (ret)
+		goto out;
+	key.objectid = dir->i_ino;
+	key.type = TWIG_DIR_ITEM_KEY;
+	key.offset = twig_name_hash(name->name, name->len);
+	ret = twig_remove_record(trans, &key, name->name, name->len, true,
+				 NULL);
+	if (ret)
+		goto out;
+	key.type = TWIG_DIR_INDEX_KEY;
+	key.offset = index;
+	ret = twig_del_key(trans, &key);
+	if (ret)
+		goto out;
+	i_size_write(dir, i_size_read(dir) - 2 * name->len);
+	dir->i_mtime = current_time(dir);
+	dir->i_ctime = dir->i_mtime;
+out:
+	if (ret == -EUCLEAN)
+		pr_err("twigfs: %s: directory %lu: items of '%.*s' missing\n",
+		       dir->i_sb->s_id, dir->i_ino, name->len, name->name);
+	return ret;
+}
+
+static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct inode *inode = NULL;
+	u64 ino;
+	u8 type;
+	int ret;
+
+	if (dentry->d_name.len > TWIG_NAME_LEN)
+		return ERR_PTR(-ENAMETOOLONG);
+	ret = twig_lookup_name(dir, &dentry->d_name, &ino, &type);
+	if (ret == 0) {
+		inode = twig_iget(dir->i_sb, ino);
+		if (IS_ERR(inode))
+			return ERR_CAST(inode);
+	} else if (ret != -ENOENT) {
+		return ERR_PTR(ret);
+	}
+	return d_splice_alias(inode, dentry);
+}
+
+/* Create a non-directory inode and its name; symlinks get their target. */
+static int twig_create_node(struct inode *dir, struct dentry *dentry,
+			    umode_t mode, dev_t rdev, const char *symname)
+{
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_trans *trans;
+	struct inode *inode;
+	int ret;
+
+	if (dentry->d_name.len > TWIG_NAME_LEN)
+		return -ENAMETOOLONG;
+	trans = twig_start_transaction(fs, 6);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	inode = twig_new_inode(trans, dir, mode, rdev);
+	if (IS_ERR(inode)) {
+		twig_end_transaction(trans);
+		return PTR_ERR(inode);
+	}
+	ret = 0;
+	if (symname) {
+		u32 len = strlen(symname);
+
+		ret = twig_write_inline(trans, inode, symname, len);
+		if (!ret)
+			i_size_write(inode, len);
+	}
+	if (!ret)
+		ret = twig_update_inode(trans, inode);
+	if (!ret)
+		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	if (!ret)
+		ret = twig_update_inode(trans, dir);
+	twig_end_transaction(trans);
+	if (ret) {
+		clear_nlink(inode);
+		discard_new_inode(inode);
+		return ret;
+	}
+	d_instantiate_new(dentry, inode);
+	return 0;
+}
+
+static int twig_create(struct user_namespace *mnt_userns, struct inode *dir,
+		       struct dentry *dentry, umode_t mode, bool excl)
+{
+	return twig_create_node(dir, dentry, mode, 0, NULL);
+}
+
+static int twig_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	return twig_create_node(dir, dentry, mode, rdev, NULL);
+}
+
+static int twig_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+			struct dentry *dentry, const char *symname)
+{
+	size_t len = strlen(symname);
+
+	/* the target is an inline extent: it must fit one */
+	if (len > TWIG_MAX_INLINE)
+		return -ENAMETOOLONG;
+	return twig_create_node(dir, dentry, S_IFLNK | 0777, 0, symname);
+}
+
+static int twig_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode)
+{
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_trans *trans;
+	struct inode *inode;
+	int ret;
+
+	if (dentry->d_name.len > TWIG_NAME_LEN)
+		return -ENAMETOOLONG;
+	trans = twig_start_transaction(fs, 6);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	inode = twig_new_inode(trans, dir, S_IFDIR | mode, 0);
+	if (IS_ERR(inode)) {
+		twig_end_transaction(trans);
+		return PTR_ERR(inode);
+	}
+	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	if (!ret) {
+		inc_nlink(dir);
+		ret = twig_update_inode(trans, dir);
+	}
+	twig_end_transaction(trans);
+	if (ret) {
+		clear_nlink(inode);
+		discard_new_inode(inode);
+		return ret;
+	}
+	d_instantiate_new(dentry, inode);
+	return 0;
+}
+
+static int twig_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_trans *trans;
+	int ret;
+
+	if (dentry->d_name.len > TWIG_NAME_LEN)
+		return -ENAMETOOLONG;
+	trans = twig_start_transaction(fs, 4);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	if (!ret) {
+		inc_nlink(inode);
+		inode->i_ctime = current_time(inode);
+		ret = twig_update_inode(trans, inode);
+	}
+	if (!ret)
+		ret = twig_update_inode(trans, dir);
+	twig_end_transaction(trans);
+	if (ret)
+		return ret;
+	ihold(inode);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+static int twig_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_trans *trans;
+	int ret;
+
+	trans = twig_start_transaction_reserved(fs, 4);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
+	if (!ret) {
+		inode->i_ctime = dir->i_ctime;
+		drop_nlink(inode);
+		ret = twig_update_inode(trans, inode);
+	}
+	if (!ret)
+		ret = twig_update_inode(trans, dir);
+	twig_end_transaction(trans);
+	return ret;
+}
+
+static int twig_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	struct twig_fs_info *fs = twig_isb(dir);
+	struct twig_trans *trans;
+	int ret;
+
+	if (i_size_read(inode))
+		return -ENOTEMPTY;
+	trans = twig_start_transaction_reserved(fs, 4);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
+	if (!ret) {
+		inode->i_ctime = dir->i_ctime;
+		clear_nlink(inode);
+		drop_nlink(dir);
+		ret = twig_update_inode(trans, inode);
+	}
+	if (!ret)
+		ret = twig_update_inode(trans, dir);
+	twig_end_transaction(trans);
+	return ret;
+}
+
+static int twig_rename_exchange(struct twig_trans *trans,
+				struct inode *old_dir, struct dentry *old_dentry,
+				struct inode *new_dir, struct dentry *new_dentry)
+{
+	struct inode *old_inode = d_inode(old_dentry);
+	struct inode *new_inode = d_inode(new_dentry);
+	int ret;
+
+	ret = twig_del_entry(trans, old_dir, &old_dentry->d_name, old_inode);
+	if (!ret)
+		ret = twig_del_entry(trans, new_dir, &new_dentry->d_name,
+				     new_inode);
+	if (!ret)
+		ret = twig_add_entry(trans, new_dir, &new_dentry->d_name,
+				     old_inode);
+	if (!ret)
+		ret = twig_add_entry(trans, old_dir, &old_dentry->d_name,
+				     new_inode);
+	if (ret)
+		return ret;
+	if (old_dir != new_dir) {
+		if (S_ISDIR(old_inode->i_mode) && !S_ISDIR(new_inode->i_mode)) {
+			drop_nlink(old_dir);
+			inc_nlink(new_dir);
+		} else if (!S_ISDIR(old_inode->i_mode) &&
+			   S_ISDIR(new_inode->i_mode)) {
+			inc_nlink(old_dir);
+			drop_nlink(new_dir);
+		}
+	}
+	old_inode->i_ctime = current_time(old_inode);
+	new_inode->i_ctime = old_inode->i_ctime;
+	ret = twig_update_inode(trans, old_inode);
+	if (!ret)
+		ret = twig_update_inode(trans, new_inode);
+	return ret;
+}
+
+static int twig_rename(struct user_namespace *mnt_userns,
+		       struct inode *old_dir, struct dentry *old_dentry,
+		       struct inode *new_dir, struct dentry *new_dentry,
+		       unsigned int flags)
+{
+	struct twig_fs_info *fs = twig_isb(old_dir);
+	struct inode *old_inode = d_inode(old_dentry);
+	struct inode *new_inode = d_inode(new_dentry);
+	struct twig_trans *trans;
+	int ret;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if (new_dentry->d_name.len > TWIG_NAME_LEN)
+		return -ENAMETOOLONG;
+	/* the VFS returns EEXIST for RENAME_NOREPLACE over a name */
+	if (new_inode && S_ISDIR(new_inode->i_mode) &&
+	    !(flags & RENAME_EXCHANGE) && i_size_read(new_inode))
+		return -ENOTEMPTY;
+
+	trans = twig_start_transaction_reserved(fs, 12);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	if (flags & RENAME_EXCHANGE) {
+		ret = twig_rename_exchange(trans, old_dir, old_dentry,
+					   new_dir, new_dentry);
+		goto update_dirs;
+	}
+
+	ret = twig_del_entry(trans, old_dir, &old_dentry->d_name, old_inode);
+	if (ret)
+		goto out;
+	if (new_inode) {
+		ret = twig_del_entry(trans, new_dir, &new_dentry->d_name,
+				     new_inode);
+		if (ret)
+			goto out;
+		new_inode->i_ctime = current_time(new_inode);
+		if (S_ISDIR(new_inode->i_mode)) {
+			clear_nlink(new_inode);
+			drop_nlink(new_dir);
+		} else {
+			drop_nlink(new_inode);
+		}
+		ret = twig_update_inode(trans, new_inode);
+		if (ret)
+			goto out;
+	}
+	ret = twig_add_entry(trans, new_dir, &new_dentry->d_name, old_inode);
+	if (ret)
+		goto out;
+	if (S_ISDIR(old_inode->i_mode) && old_dir != new_dir) {
+		drop_nlink(old_dir);
+		inc_nlink(new_dir);
+	}
+	old_inode->i_ctime = current_time(old_inode);
+	ret = twig_update_inode(trans, old_inode);
+update_dirs:
+	if (!ret)
+		ret = twig_update_inode(trans, old_dir);
+	if (!ret && new_dir != old_dir)
+		ret = twig_update_inode(trans, new_dir);
+out:
+	twig_end_transaction(trans);
+	return ret;
+}
+
+const struct inode_operations twig_dir_inode_operations = {
+	.lookup		= twig_lookup,
+	.create		= twig_create,
+	.mknod		= twig_mknod,
+	.symlink	= twig_symlink,
+	.mkdir		= twig_mkdir,
+	.link		= twig_link,
+	.unlink		= twig_unlink,
+	.rmdir		= twig_rmdir,
+	.rename		= twig_rename,
+	.setattr	= twig_setattr,
+	.getattr	= twig_getattr,
+};

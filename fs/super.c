@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs super block: module init, mount (fs_context), superblock
+ * validation, statfs, sync, remount, and /sys/fs/twigfs/<device>/.
+ */
+#include <linux/module.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/buffer_head.h>
+#include <linux/crc32c.h>
+#include <linux/blkdev.h>
+#include <linux/statfs.h>
+#include <linux/seq_file.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include <linux/writeback.h>
+#include <asm/unaligned.h>
+#include "vfs.h"
+#include "locking.h"
+
+#define TWIG_DEFAULT_COMMIT	30
+#define TWIG_DEFAULT_LOCK	"mutex"
+#define TWIG_MAX_COMMIT		86400
+
+static struct kset *twig_kset;
+
+/* Options as parsed; applied to the fs_info by fill_super or reconfigure. */
+struct twig_fs_context {
+	char lock[32];
+	u32 commit;
+	bool lock_set;
+	bool commit_set;
+};
+
+enum { TWIG_OPT_LOCK, TWIG_OPT_COMMIT };
+
+static const struct fs_parameter_spec twig_fs_parameters[] = {
+	fsparam_string("lock", TWIG_OPT_LOCK),
+	fsparam_u32("commit", TWIG_OPT_COMMIT),
+	{}
+};
+
+static int twig_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct twig_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, twig_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+
+	switch (opt) {
+	case TWIG_OPT_LOCK:
+		if (!twig_lock_strategy_get(param->string))
+			return invalfc(fc, "unknown lock strategy '%s'",
+				       param->string);
+		strscpy(ctx->lock, param->string, sizeof(ctx->lock));
+		ctx->lock_set = true;
+		break;
+	case TWIG_OPT_COMMIT:
+		if (result.uint_32 == 0 || result.uint_32 > TWIG_MAX_COMMIT)
+			return invalfc(fc, "commit interval %u out of range 1..%u",
+				       result.uint_32, TWIG_MAX_COMMIT);
+		ctx->commit = result.uint_32;
+		ctx->commit_set = true;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Check the superblock as read from disk.  Every refusal names the device
+ * and the reason; nothing here trusts a field before checking it.
+ */
+static int twig_check_super(struct fs_context *fc, struct super_block *sb,
+			    const struct twig_super_block *ds)
+{
+	u64 dev_bytes = bdev_nr_bytes(sb->s_bdev);
+	u32 nodesize = le32_to_cpu(ds->nodesize);
+	u64 total = le64_to_cpu(ds->total_bytes);
+	u64 root = le64_to_cpu(ds->root);
+	u64 alloc_start = le64_to_cpu(ds->alloc_start);
+	u64 alloc_bytes = le64_to_cpu(ds->alloc_bytes);
+	u64 features;
+	u32 csum;
+
+	if (le64_to_cpu(ds->magic) != TWIG_MAGIC) {
+		errorf(fc, "%s: not a twigfs filesystem (bad magic)", sb->s_id);
+		return -EINVAL;
+	}
+	csum = ~crc32c(TWIG_CSUM_SEED, (const u8 *)ds + 4, TWIG_SUPER_SIZE - 4);
+	if (csum != le32_to_cpu(ds->csum)) {
+		errorf(fc, "%s: superblock checksum mismatch (stored %08x, computed %08x)",
+		       sb->s_id, le32_to_cpu(ds->csum), csum);
+		return -EUCLEAN;
+	}
+	if (le32_to_cpu(ds->version) != TWIG_FORMAT_VERSION) {
+		errorf(fc, "%s: unsupported format version %u (this module reads %u)",
+		       sb->s_id, le32_to_cpu(ds->version), TWIG_FORMAT_VERSION);
+		return -EINVAL;
+	}
+	features = le64_to_cpu(ds->incompat_flags) & ~TWIG_FEATURE_INCOMPAT_SUPP;
+	if (features) {
+		errorf(fc, "%s: unsupported incompatible features 0x%llx",
+		       sb->s_id, features);
+		return -EINVAL;
+	}
+	features = le64_to_cpu(ds->compat_ro_flags) &
+		   ~TWIG_FEATURE_COMPAT_RO_SUPP;
+	if (features && !(fc->sb_flags & SB_RDONLY)) {
+		errorf(fc, "%s: unsupported read-only-compatible features 0x%llx: mount read-only",
+		       sb->s_id, features);
+		return -EINVAL;
+	}
+	if (le64_to_cpu(ds->bytenr) != TWIG_SUPER_OFFSET ||
+	    le32_to_cpu(ds->sectorsize) != TWIG_SECTORSIZE ||
+	    nodesize < TWIG_MIN_NODESIZE || nodesize > TWIG_MAX_NODESIZE ||
+	    !is_power_of_2(nodesize)) {
+		errorf(fc, "%s: bad superblock geometry (bytenr %llu, sectorsize %u, nodesize %u)",
+		       sb->s_id, le64_to_cpu(ds->bytenr),
+		       le32_to_cpu(ds->sectorsize), nodesize);
+		return -EUCLEAN;
+	}
+	if (total < TWIG_MIN_DEVICE_BYTES || total % TWIG_SECTORSIZE) {
+		errorf(fc, "%s: bad filesystem size %llu", sb->s_id, total);
+		return -EUCLEAN;
+	}
+	if (total > dev_bytes) {
+		errorf(fc, "%s: filesystem size %llu is larger than the device (%llu bytes)",
+		       sb->s_id, total, dev_bytes);
+		return -EINVAL;
+	}
+	if (alloc_start != TWIG_RESERVED_BYTES || alloc_bytes % TWIG_SECTORSIZE ||
+	    alloc_bytes * 8 < div_u64(total, TWIG_SECTORSIZE) ||
+	    alloc_start + 2 * alloc_bytes > total || ds->alloc_copy > 1) {
+		errorf(fc, "%s: bad allocation bitmap location (start %llu, bytes %llu, copy %u)",
+		       sb->s_id, alloc_start, alloc_bytes, ds->alloc_copy);
+		return -EUCLEAN;
+	}
+	if (root % TWIG_SECTORSIZE || root < alloc_start + 2 * alloc_bytes ||
+	    root > total - nodesize || ds->root_level >= TWIG_MAX_LEVEL) {
+		errorf(fc, "%s: bad tree root %llu level %u", sb->s_id, root,
+		       ds->root_level);
+		return -EUCLEAN;
+	}
+	if (le64_to_cpu(ds->root_dir_objectid) != TWIG_ROOT_DIR_OBJECTID ||
+	    le64_to_cpu(ds->bytes_used) > total ||
+	    le64_to_cpu(ds->root_generation) > le64_to_cpu(ds->generation) ||
+	    !memchr(ds->label, 0, sizeof(ds->label))) {
+		errorf(fc, "%s: inconsistent superblock fields", sb->s_id);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* Data reservations: dirty page cache that will need sectors at writeback. */
+static u64 twig_data_limit(struct twig_fs_info *fs)
+{
+	u64 total = fs->total_bytes;
+	u64 slack = max_t(u64, TWIG_META_SLACK_MIN, total >> 6);
+
+	return total > slack ? total - slack : 0;
+}
+
+int twig_reserve_data(struct twig_fs_info *fs, u64 bytes)
+{
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		u64 reserved = atomic64_add_return(bytes, &fs->data_reserved);
+
+		if (twig_bytes_used(fs) + reserved <= twig_data_limit(fs))
+			return 0;
+		atomic64_sub(bytes, &fs->data_reserved);
+		if (tries)
+			break;
+		/*
+		 * Freed sectors come back only when the commit that freed
+		 * them is on disk, and reserved pages only when written.
+		 */
+		try_to_writeback_inodes_sb(fs->sb, WB_REASON_FS_FREE_SPACE);
+		if (twig_commit_transaction(fs))
+			break;
+	}
+	return -ENOSPC;
+}
+
+void twig_release_data(struct twig_fs_info *fs, u64 bytes)
+{
+	atomic64_sub(bytes, &fs->data_reserved);
+}
+
+static int twig_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct twig_fs_info *fs = twig_sb(sb);
+	u64 total = fs->total_bytes;
+	u64 avail = twig_bytes_avail(fs);
+	u64 reserved = atomic64_read(&fs->data_reserved);
+
+	avail = avail > reserved ? avail - reserved : 0;
+	buf->f_type = TWIG_SUPER_MAGIC;
+	buf->f_bsize = TWIG_SECTORSIZE;
+	buf->f_frsize = TWIG_SECTORSIZE;
+	buf->f_blocks = div_u64(total, TWIG_SECTORSIZE);
+	buf->f_bfree = div_u64(twig_bytes_free(fs), TWIG_SECTORSIZE);
+	buf->f_bavail = div_u64(avail, TWIG_SECTORSIZE);
+	buf->f_files = 0;	/* inodes are items: no fixed table */
+	buf->f_ffree = 0;
+	buf->f_namelen = TWIG_NAME_LEN;
+	buf->f_fsid = u64_to_fsid(get_unaligned_le64(fs->fsid) ^
+				  get_unaligned_le64(fs->fsid + 8));
+	return 0;
+}
+
+static int twig_sync_fs(struct super_block *sb, int wait)
+{
+	if (!wait || sb_rdonly(sb))
+		return 0;
+	return twig_commit_transaction(twig_sb(sb));
+}
+
+static int twig_show_options(struct seq_file *m, struct dentry *root)
+{
+	struct twig_fs_info *fs = twig_sb(root->d_sb);
+
+	seq_printf(m, ",lock=%s", fs->lock_ops->name);
+	if (fs->commit_interval != TWIG_DEFAULT_COMMIT)
+		seq_printf(m, ",commit=%u", fs->commit_interval);
+	return 0;
+}
+
+/* The commit timer: commit=<seconds>, like btrfs. */
+static void twig_commit_work(struct work_struct *work)
+{
+	struct twig_fs_info *fs = container_of(to_delayed_work(work),
+					       struct twig_fs_info, commit_work);
+	int ret;
+
+	if (!sb_rdonly(fs->sb)) {
+		ret = twig_commit_transaction(fs);
+		if (ret && ret != -EROFS)
+			pr_warn_ratelimited("twigfs: %s: periodic commit failed: %d\n",
+					    fs->sb->s_id, ret);
+	}
+	queue_delayed_work(system_long_wq, &fs->commit_work,
+			   READ_ONCE(fs->commit_interval) * HZ);
+}
+
+static void twig_set_commit_interval(struct twig_fs_info *fs,
+				     unsigned int secs)
+{
+	WRITE_ONCE(fs->commit_interval, secs);
+	mod_delayed_work(system_long_wq, &fs->commit_work, secs * HZ);
+}
+
+/* sysfs: /sys/fs/twigfs/<device>/ */
+
+struct twig_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct twig_fs_info *fs, char *buf);
+	ssize_t (*store)(struct twig_fs_info *fs, const char *buf, size_t len);
+};
+
+static ssize_t twig_attr_show(struct kobject *kobj, struct attribute *attr,
+			      char *buf)
+{
+	struct twig_fs_info *fs = container_of(kobj, struct twig_fs_info, kobj);
+	struct twig_attr *a = container_of(attr, struct twig_attr, attr);
+
+	return a->show ? a->show(fs, buf) : -EIO;
+}
+
+static ssize_t twig_attr_store(struct kobject *kobj, struct attribute *attr,
+			       const char *buf, size_t len)
+{
+	struct twig_fs_info *fs = container_of(kobj, struct twig_fs_info, kobj);
+	struct twig_attr *a = container_of(attr, struct twig_attr, attr);
+
+	return a->store ? a->store(fs, buf, len) : -EIO;
+}
+
+static const struct sysfs_ops twig_sysfs_ops = {
+	.show = twig_attr_show,
+	.store = twig_attr_store,
+};
+
+static ssize_t lock_show(struct twig_fs_info *fs, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", fs->lock_ops->name);
+}
+
+static ssize_t commit_show(struct twig_fs_info *fs, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(fs->commit_interval));
+}
+
+static ssize_t commit_store(struct twig_fs_info *fs, const char *buf,
+			    size_t len)
+{
+	unsigned int secs;
+	int ret;
+
+	ret = kstrtouint(buf, 10, &secs);
+	if (ret)
+		return ret;
+	if (secs == 0 || secs > TWIG_MAX_COMMIT)
+		return -EINVAL;
+	twig_set_commit_interval(fs, secs);
+	return len;
+}
+
+static ssize_t lock_stats_show(struct twig_fs_info *fs, char *buf)
+{
+	return twig_lock_stats_show(fs, buf);
+}
+
+static ssize_t lock_stats_reset_store(struct twig_fs_info *fs,
+				      const char *buf, size_t len)
+{
+	twig_lock_stats_reset(fs);
+	return len;
+}
+
+#define TWIG_ATTR(_name, _mode, _show, _store)				\
+	static struct twig_attr twig_attr_##_name = {			\
+		.attr = { .name = __stringify(_name), .mode = _mode },	\
+		.show = _show, .store = _store,				\
+	}
+
+TWIG_ATTR(lock, 0444, lock_show, NULL);
+TWIG_ATTR(commit, 0644, commit_show, commit_store);
+TWIG_ATTR(lock_stats, 0444, lock_stats_show, NULL);
+TWIG_ATTR(lock_stats_reset, 0200, NULL, lock_stats_reset_store);
+
+static struct attribute *twig_attrs[] = {
+	&twig_attr_lock.attr,
+	&twig_attr_commit.attr,
+	&twig_attr_lock_stats.attr,
+	&twig_attr_lock_stats_reset.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(twig);
+
+static void twig_kobj_release(struct kobject *kobj)
+{
+	struct twig_fs_info *fs = container_of(kobj, struct twig_fs_info, kobj);
+
+	complete(&fs->kobj_unregister);
+}
+
+static struct kobj_type twig_ktype = {
+	.sysfs_ops = &twig_sysfs_ops,
+	.default_groups = twig_groups,
+	.release = twig_kobj_release,
+};
+
+static int twig_sysfs_add(struct twig_fs_info *fs)
+{
+	int ret;
+
+	init_completion(&fs->kobj_unregister);
+	fs->kobj.kset = twig_kset;
+	ret = kobject_init_and_add(&fs->kobj, &twig_ktype, NULL, "%s",
+				   fs->sb->s_id);
+	if (ret) {
+		kobject_put(&fs->kobj);
+		wait_for_completion(&fs->kobj_unregister);
+	}
+	return ret;
+}
+
+static void twig_sysfs_del(struct twig_fs_info *fs)
+{
+	kobject_del(&fs->kobj);
+	kobject_put(&fs->kobj);
+	wait_for_completion(&fs->kobj_unregister);
+}
+
+static void twig_put_super(struct super_block *sb)
+{
+	struct twig_fs_info *fs = twig_sb(sb);
+	int ret;
+
+	cancel_delayed_work_sync(&fs->commit_work);
+	if (!sb_rdonly(sb)) {
+		ret = twig_commit_transaction(fs);
+		if (ret)
+			pr_err("twigfs: %s: commit at unmount failed: %d\n",
+			       sb->s_id, ret);
+	}
+	twig_sysfs_del(fs);
+	twig_core_close(fs);
+	sb->s_fs_info = NULL;
+	kfree(fs->super_copy);
+	kfree(fs);
+}
+
+static const struct super_operations twig_super_ops = {
+	.alloc_inode	= twig_alloc_inode,
+	.free_inode	= twig_free_inode,
+	.dirty_inode	= twig_dirty_inode,
+	.write_inode	= twig_write_inode,
+	.evict_inode	= twig_evict_inode,
+	.put_super	= twig_put_super,
+	.sync_fs	= twig_sync_fs,
+	.statfs		= twig_statfs,
+	.show_options	= twig_show_options,
+};
+
+static void twig_free_fs(struct twig_fs_info *fs)
+{
+	kfree(fs->super_copy);
+	kfree(fs);
+}
+
+static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct twig_fs_context *ctx = fc->fs_private;
+	struct twig_fs_info *fs;
+	struct inode *root;
+	int ret;
+
+	if (!sb_set_blocksize(sb, TWIG_SECTORSIZE)) {
+		errorf(fc, "%s: device block size is larger than %d",
+		       sb->s_id, TWIG_SECTORSIZE);
+		return -EINVAL;
+	}
+	fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+	if (!fs)
+		return -ENOMEM;
+	fs->super_copy = kmalloc(TWIG_SUPER_SIZE, GFP_KERNEL);
+	if (!fs->super_copy) {
+		kfree(fs);
+		return -ENOMEM;
+	}
+	fs->sb = sb;
+	fs->bdev = sb->s_bdev;
+	if (bdev_nr_bytes(sb->s_bdev) < TWIG_SUPER_OFFSET + TWIG_SUPER_SIZE) {
+		errorf(fc, "%s: device too small for twigfs", sb->s_id);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = twig_dev_read(fs, TWIG_SUPER_OFFSET, fs->super_copy,
+			    TWIG_SUPER_SIZE);
+	if (ret) {
+		errorf(fc, "%s: cannot read the superblock: %d", sb->s_id, ret);
+		ret = -EIO;
+		goto out_free;
+	}
+	ret = twig_check_super(fc, sb, fs->super_copy);
+	if (ret)
+		goto out_free;
+	fs->lock_ops = twig_lock_strategy_get(ctx->lock);
+	if (!fs->lock_ops) {
+		ret = invalfc(fc, "unknown lock strategy '%s'", ctx->lock);
+		goto out_free;
+	}
+	fs->commit_interval = ctx->commit;
+	INIT_DELAYED_WORK(&fs->commit_work, twig_commit_work);
+	atomic64_set(&fs->data_reserved, 0);
+	if (sb_rdonly(sb))
+		set_bit(TWIG_FS_RDONLY, &fs->flags);
+	sb->s_fs_info = fs;
+
+	sb->s_magic = TWIG_SUPER_MAGIC;
+	sb->s_op = &twig_super_ops;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_time_gran = 1;
+	sb->s_time_min = S64_MIN;
+	sb->s_time_max = S64_MAX;
+	memcpy(&sb->s_uuid, fs->super_copy->fsid, sizeof(sb->s_uuid));
+
+	ret = twig_core_open(fs);
+	if (ret) {
+		errorf(fc, "%s: cannot open the filesystem tree: %d", sb->s_id,
+		       ret);
+		goto out_clear;
+	}
+
+	root = twig_iget(sb, TWIG_ROOT_DIR_OBJECTID);
+	if (IS_ERR(root)) {
+		ret = PTR_ERR(root);
+		errorf(fc, "%s: cannot read the root directory: %d", sb->s_id,
+		       ret);
+		goto out_close;
+	}
+	if (!S_ISDIR(root->i_mode)) {
+		iput(root);
+		errorf(fc, "%s: root inode is not a directory", sb->s_id);
+		ret = -EUCLEAN;
+		goto out_close;
+	}
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+
+	ret = twig_sysfs_add(fs);
+	if (ret) {
+		errorf(fc, "%s: cannot create /sys/fs/twigfs/%s: %d", sb->s_id,
+		       sb->s_id, ret);
+		dput(sb->s_root);
+		sb->s_root = NULL;
+		goto out_close;
+	}
+	queue_delayed_work(system_long_wq, &fs->commit_work,
+			   fs->commit_interval * HZ);
+	return 0;
+
+out_close:
+	twig_core_close(fs);
+out_clear:
+	sb->s_fs_info = NULL;
+out_free:
+	twig_free_fs(fs);
+	return ret;
+}
+
+static int twig_get_tree(struct fs_context *fc)
+{
+	return get_tree_bdev(fc, twig_fill_super);
+}
+
+static int twig_reconfigure(struct fs_context *fc)
+{
+	struct twig_fs_context *ctx = fc->fs_private;
+	struct super_block *sb = fc->root->d_sb;
+	struct twig_fs_info *fs = twig_sb(sb);
+
+	if (ctx->lock_set &&
+	    strcmp(ctx->lock, fs->lock_ops->name) != 0)
+		return invalfc(fc, "lock=%s: cannot change lock=%s on remount",
+			       ctx->lock, fs->lock_ops->name);
+	sync_filesystem(sb);
+	if (fc->sb_flags & SB_RDONLY)
+		set_bit(TWIG_FS_RDONLY, &fs->flags);
+	else
+		clear_bit(TWIG_FS_RDONLY, &fs->flags);
+	if (ctx->commit_set)
+		twig_set_commit_interval(fs, ctx->commit);
+	return 0;
+}
+
+static void twig_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations twig_context_ops = {
+	.parse_param	= twig_parse_param,
+	.get_tree	= twig_get_tree,
+	.reconfigure	= twig_reconfigure,
+	.free		= twig_free_fc,
+};
+
+static int twig_init_fs_context(struct fs_context *fc)
+{
+	struct twig_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	strscpy(ctx->lock, TWIG_DEFAULT_LOCK, sizeof(ctx->lock));
+	ctx->commit = TWIG_DEFAULT_COMMIT;
+	fc->fs_private = ctx;
+	fc->ops = &twig_context_ops;
+	return 0;
+}
+
+static struct file_system_type twig_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "twigfs",
+	.init_fs_context	= twig_init_fs_context,
+	.parameters		= twig_fs_parameters,
+	.kill_sb		= kill_block_super,
+	.fs_flags		= FS_REQUIRES_DEV,
+};
+MODULE_ALIAS_FS("twigfs");
+
+static int __init twig_init(void)
+{
+	int ret;
+
+	ret = twig_inode_cache_init();
+	if (ret)
+		return ret;
+	twig_kset = kset_create_and_add("twigfs", NULL, fs_kobj);
+	if (!twig_kset) {
+		ret = -ENOMEM;
+		goto out_inode;
+	}
+	ret = register_filesystem(&twig_fs_type);
+	if (ret)
+		goto out_kset;
+	return 0;
+
+out_kset:
+	kset_unregister(twig_kset);
+out_inode:
+	twig_inode_cache_exit();
+	return ret;
+}
+
+static void __exit twig_exit(void)
+{
+	unregister_filesystem(&twig_fs_type);
+	kset_unregister(twig_kset);
+	twig_inode_cache_exit();
+}
+
+module_init(twig_init);
+module_exit(twig_exit);
+MODULE_DESCRIPTION("twigfs: a copy-on-write B-tree filesystem for lock studies");
+MODULE_LICENSE("GPL");

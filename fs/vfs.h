@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twigfs VFS side: in-memory inodes and the helpers shared by super.c,
+ * inode.c, namei.c, dir.c and file.c.  The tree, transactions and the
+ * allocator are declared in twigfs.h (the core's header).
+ */
+#ifndef _TWIGFS_VFS_H
+#define _TWIGFS_VFS_H
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/blk_types.h>
+#include "twigfs.h"
+
+/*
+ * Regular extents written by twigfs are at most this long, so the extent
+ * covering a file offset starts less than this many bytes before it: a
+ * forward walk from there finds it without stepping back through the tree.
+ */
+#define TWIG_VFS_MAX_EXTENT	(1024 * 1024)
+
+/* Room kept free for tree blocks when reserving space for dirty data. */
+#define TWIG_META_SLACK_MIN	(8ULL * 1024 * 1024)
+
+struct twig_inode_info {
+	struct inode vfs_inode;
+	/* serialises changes to this file's EXTENT_DATA items and nbytes */
+	struct mutex extent_mutex;
+	u64 nbytes;		/* inode item nbytes (exact, not 512-rounded) */
+	u64 next_index;		/* directories: next DIR_INDEX, under i_rwsem */
+	u64 generation;		/* transaction that created the inode */
+	u64 flags;
+	struct timespec64 otime;
+	bool maybe_inline;	/* an inline extent may exist at offset 0 */
+};
+
+static inline struct twig_inode_info *TWIG_I(struct inode *inode)
+{
+	return container_of(inode, struct twig_inode_info, vfs_inode);
+}
+
+static inline struct twig_fs_info *twig_isb(struct inode *inode)
+{
+	return twig_sb(inode->i_sb);
+}
+
+/* One mapped piece of a file, as found in its EXTENT_DATA items. */
+struct twig_map {
+	u64 start;		/* file offset */
+	u64 len;		/* bytes; for a hole: up to the next extent */
+	u64 disk_bytenr;	/* regular: disk address of @start */
+	u8 kind;		/* TWIG_MAP_* */
+};
+
+enum { TWIG_MAP_HOLE, TWIG_MAP_REG, TWIG_MAP_INLINE };
+
+/* super.c */
+int twig_reserve_data(struct twig_fs_info *fs, u64 bytes);
+void twig_release_data(struct twig_fs_info *fs, u64 bytes);
+
+/* inode.c */
+struct inode *twig_alloc_inode(struct super_block *sb);
+void twig_free_inode(struct inode *inode);
+void twig_evict_inode(struct inode *inode);
+void twig_dirty_inode(struct inode *inode, int flags);
+int twig_write_inode(struct inode *inode, struct writeback_control *wbc);
+extern const struct inode_operations twig_file_inode_operations;
+extern const struct inode_operations twig_symlink_inode_operations;
+extern const struct inode_operations twig_special_inode_operations;
+int twig_inode_cache_init(void);
+void twig_inode_cache_exit(void);
+struct inode *twig_iget(struct super_block *sb, u64 ino);
+struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
+			     umode_t mode, dev_t rdev);
+int twig_update_inode(struct twig_trans *trans, struct inode *inode);
+int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr);
+int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
+		    struct twig_path *path);
+int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path);
+void twig_set_nbytes(struct inode *inode, u64 nbytes);
+
+/* namei.c */
+extern const struct inode_operations twig_dir_inode_operations;
+u32 twig_name_hash(const char *name, int len);
+
+/* dir.c */
+extern const struct file_operations twig_dir_operations;
+
+/* file.c */
+extern const struct file_operations twig_file_operations;
+extern const struct address_space_operations twig_aops;
+int twig_get_map(struct inode *inode, u64 pos, struct twig_map *map);
+int twig_drop_extents(struct twig_trans *trans, struct inode *inode,
+		      u64 start, u64 end);
+int twig_convert_inline(struct inode *inode);
+int twig_truncate_extents(struct inode *inode, u64 new_size);
+int twig_write_inline(struct twig_trans *trans, struct inode *inode,
+		      const void *data, u64 len);
+int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+
+#endif /* _TWIGFS_VFS_H */
