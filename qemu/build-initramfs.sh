@@ -16,10 +16,11 @@ modules=("$@")
 bins=(/usr/bin/busybox /usr/bin/dbench /usr/bin/fio /sbin/mkfs.ext4
       /sbin/mkfs.btrfs /sbin/e2fsck /bin/btrfs)
 
-# Copy $1 and its ELF interpreter/library closure into tree $2.
+# Copy program $1 into tree $2 (at $3, default the same path) with its ELF
+# interpreter and library closure.
 copy_with_libs() {
-	local bin=$1 root=$2 lib
-	install -D -m 0755 "$bin" "$root$bin"
+	local bin=$1 root=$2 dest=${3:-$1} lib
+	install -D -m 0755 "$bin" "$root$dest"
 	for lib in $(ldd "$bin" 2>/dev/null | grep -o '/[^ ]*'); do
 		[[ -e $root$lib ]] || install -D -m 0755 "$lib" "$root$lib"
 	done
@@ -55,11 +56,8 @@ for f in "$top"/qemu/guest/*.sh "$top"/qemu/tests/*.sh; do
 done
 for t in mkfs.twigfs fsck.twigfs twigfs-dump; do
 	[[ -x $top/mkfs/$t ]] || continue
-	copy_with_libs "$top/mkfs/$t" "$over"
-	mkdir -p "$over/usr/sbin"
-	mv "$over$top/mkfs/$t" "$over/usr/sbin/$t"
+	copy_with_libs "$top/mkfs/$t" "$over" "/usr/sbin/$t"
 done
-rm -rf "${over:?}/${top%%/*}" "$over/work"
 
 for m in "${modules[@]}"; do
 	install -D -m 0644 "$m" "$over/lib/twigfs/$(basename "$m")"

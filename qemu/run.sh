@@ -90,6 +90,15 @@ append+=" twig.mount=${MOUNT:-1}"
 args+=(-append "$append")
 
 console=$out/console.log
+# Guests run one at a time: on a small host two TCG guests would skew each
+# other's timings and double every timeout.  GUEST_LOCK=0 opts out.
+if [[ ${GUEST_LOCK:-1} == 1 ]]; then
+	exec 9>"$cache/guest.lock"
+	if ! flock -n 9; then
+		echo "run.sh: waiting for another guest to finish" >&2
+		flock 9
+	fi
+fi
 if [[ $job == shell ]]; then
 	qemu-system-x86_64 "${args[@]}" -nographic 2>&1 | tee "$console"
 	exit 0

@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export QUIET=1 EXTRA_MODULES=$top/qemu/harness/oops DISK_SIZE=256M
+export QUIET=1 MOUNT=0 EXTRA_MODULES=$top/qemu/harness/oops DISK_SIZE=256M
 
 # expect <name> <wanted status> <job text> [VAR=value ...]
 expect() {
