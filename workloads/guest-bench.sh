@@ -85,7 +85,7 @@ probe() {
 		grep -q " $mnt " /proc/mounts && umount "$mnt"
 		if [ -n "$why" ]; then
 			echo "$c no $why" >>"$R/available.txt"
-		elif [ "$3" = osq ] && [ ! -e "$knob" ]; then
+		elif [ "$1" = twigfs ] && [ "$3" = osq ] && [ ! -e "$knob" ]; then
 			echo "$c yes kernel default mutex (mainline 6.1 osq spinning; no $knob)" >>"$R/available.txt"
 		else
 			echo "$c yes" >>"$R/available.txt"
@@ -194,8 +194,8 @@ one_run() {
 mkdir -p "$R/raw"
 : >"$R/progress.log"
 probe
-say "bench: $(grep -c ' yes' "$R/available.txt") configurations available, $(grep -c ' no ' "$R/available.txt") unavailable"
-grep ' no ' "$R/available.txt" | sed 's/^/bench: unavailable: /' | tee -a "$R/progress.log"
+say "bench: $(grep -c '^[^ ]* yes' "$R/available.txt") configurations available, $(grep -c '^[^ ]* no ' "$R/available.txt") unavailable"
+grep '^[^ ]* no ' "$R/available.txt" | sed 's/^/bench: unavailable: /' | tee -a "$R/progress.log"
 
 total=$(grep -c . "$R/plan.txt")
 start=$(uptime_s)

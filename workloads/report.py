@@ -1,0 +1,741 @@
+#!/usr/bin/python3
+"""Build the bench report from a results folder (python3 standard library).
+
+    report.py <results dir>            collect raw outputs -> results.json,
+                                       then results.csv, report.md, *.png
+    report.py --render <results.json>  [--no-plots]  only the second step
+
+Statistics: mean, sample standard deviation, 95% confidence interval of the
+mean from Student's t; the ratio of two means (a configuration against
+mutex-nospin, or kernel B against kernel A) with a 95% interval from
+Fieller's theorem for independent samples with unequal variances and
+Welch-Satterthwaite degrees of freedom.
+"""
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+BASELINE = "mutex-nospin"
+FALLBACK_BASELINE = "mutex-osq"
+TWIG_CONFIGS = ["mutex-nospin", "spin512", "mutex-owner", "mutex-osq", "rwsem"]
+REF_CONFIGS = ["tmpfs", "ext4", "btrfs"]
+CONFIG_ORDER = TWIG_CONFIGS + REF_CONFIGS
+SPIN_CONFIGS = ["spin512", "mutex-owner", "mutex-osq"]
+WORKLOADS = {
+    # name: (title, unit, 2009 claim as a ratio range or None, claim text)
+    "dbench": ("dbench", "MB/s", (1.5, 2.5), "spinning about 2x faster than a sleeping mutex"),
+    "create-own": ("4 KiB creates, one directory per process", "files/s", (1.3, 1.5),
+                   "spinning 30-50% faster"),
+    "create-shared": ("4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
+                      "spinning 30-50% faster"),
+    "lookup": ("lookups and readdir of a shared directory", "ops/s", None, None),
+}
+
+
+# ---------------------------------------------------------------- statistics
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def sd(xs):
+    if len(xs) < 2:
+        return float("nan")
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1.0) < 1e-14:
+            break
+    return h
+
+
+def betai(a, b, x):
+    """Regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+           + a * math.log(x) + b * math.log(1.0 - x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t, df):
+    if math.isinf(df):
+        return 0.5 * (1.0 + math.erf(t / math.sqrt(2.0)))
+    p = 0.5 * betai(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - p if t > 0 else p
+
+
+def t_ppf(p, df):
+    """Quantile of Student's t (bisection; df may be fractional)."""
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_ppf(1.0 - p, df)
+    lo, hi = 0.0, 1e6
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def mean_ci(xs, level=0.95):
+    """(mean, sd, lo, hi) with a Student-t interval; lo/hi None if n < 2."""
+    m = mean(xs)
+    if len(xs) < 2:
+        return m, float("nan"), None, None
+    s = sd(xs)
+    h = t_ppf(0.5 + level / 2.0, len(xs) - 1) * s / math.sqrt(len(xs))
+    return m, s, m - h, m + h
+
+
+def welch_df(va, na, vb, nb):
+    den = 0.0
+    if na > 1:
+        den += va * va / (na - 1)
+    if nb > 1:
+        den += vb * vb / (nb - 1)
+    return float("inf") if den == 0 else (va + vb) ** 2 / den
+
+
+def ratio_ci(a, b, level=0.95):
+    """Ratio mean(b)/mean(a) and its Fieller interval.
+
+    Returns (ratio, lo, hi); lo/hi are None when either side has fewer than
+    two values or the interval is unbounded (mean(a) not distinguishable
+    from zero)."""
+    ma, mb = mean(a), mean(b)
+    r = mb / ma if ma else float("nan")
+    if len(a) < 2 or len(b) < 2 or not ma:
+        return r, None, None
+    va, vb = sd(a) ** 2 / len(a), sd(b) ** 2 / len(b)
+    df = welch_df(r * r * va, len(a), vb, len(b))
+    t = t_ppf(0.5 + level / 2.0, df)
+    qa = ma * ma - t * t * va
+    qb = ma * mb
+    qc = mb * mb - t * t * vb
+    if qa <= 0:
+        return r, None, None
+    disc = max(qb * qb - qa * qc, 0.0)
+    return r, (qb - math.sqrt(disc)) / qa, (qb + math.sqrt(disc)) / qa
+
+
+def detectable(a, b, level=0.95, power=0.8):
+    """Smallest relative difference (fraction of mean(a)) the two samples
+    could detect: (95% CI half-width of the difference, the same at 80%
+    power).  None if either side has fewer than two values."""
+    if len(a) < 2 or len(b) < 2 or not mean(a):
+        return None, None
+    va, vb = sd(a) ** 2 / len(a), sd(b) ** 2 / len(b)
+    df = welch_df(va, len(a), vb, len(b))
+    se = math.sqrt(va + vb) / abs(mean(a))
+    ta = t_ppf(0.5 + level / 2.0, df)
+    return ta * se, (ta + t_ppf(power, df)) * se
+
+
+def judge(r, lo, hi, claim):
+    """Verdict word on a claimed speed-up range (lo_claim, hi_claim)."""
+    if lo is None:
+        return "not distinguishable from noise"
+    if lo <= 1.0 <= hi:
+        return "not distinguishable from noise"
+    if hi < 1.0:
+        return "not reproduced"
+    if claim and hi >= claim[0] and lo <= claim[1]:
+        return "reproduced"
+    return "not reproduced"
+
+
+# ---------------------------------------------------------------- collecting
+
+def read_kv(path):
+    kv = {}
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(" ")
+                if k:
+                    kv[k] = v.strip()
+    return kv
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_output(workload, text):
+    """(value, extra dict, error or None) from a workload's raw output."""
+    if workload == "dbench":
+        m = re.search(r"Throughput ([\d.]+) MB/sec\s+(\d+) clients.*?max_latency=([\d.]+) ms",
+                      text)
+        if not m:
+            return None, {}, "no Throughput line"
+        return float(m.group(1)), {"max_latency_ms": float(m.group(3))}, None
+    if workload in ("create-own", "create-shared"):
+        i = text.find("{")
+        if i < 0:
+            return None, {}, "no fio JSON"
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(text[i:])
+        except ValueError as e:
+            return None, {}, "bad fio JSON: %s" % e
+        jobs = doc.get("jobs", [])
+        if not jobs or any(j.get("error") for j in jobs):
+            return None, {}, "fio job error"
+        files = sum(j["write"]["total_ios"] for j in jobs)
+        secs = max(j["job_runtime"] for j in jobs) / 1000.0
+        if secs <= 0:
+            return None, {}, "zero runtime"
+        return files / secs, {"files": files, "fio_seconds": secs}, None
+    if workload == "lookup":
+        m = re.search(r"lookups (\d+) readdirs (\d+) seconds ([\d.]+) ops_per_sec ([\d.]+)", text)
+        if not m:
+            return None, {}, "no twig-lookup summary"
+        return float(m.group(4)), {"lookups": int(m.group(1)),
+                                   "readdirs": int(m.group(2))}, None
+    return None, {}, "unknown workload"
+
+
+def read_stats(path):
+    stats = {}
+    for line in read_text(path).splitlines():
+        parts = line.split()
+        if len(parts) == 2 and num(parts[1]) is not None:
+            stats[parts[0]] = num(parts[1])
+    return stats
+
+
+def collect(outdir):
+    host = read_kv(os.path.join(outdir, "host-info.txt"))
+    mode = host.get("mode", "bench")
+    boots, runs = [], []
+    for name in sorted(os.listdir(outdir)):
+        m = re.match(r"boot-(\d+)-(\w+)$", name)
+        if not m:
+            continue
+        bdir = os.path.join(outdir, name)
+        label = m.group(2)
+        guest = read_kv(os.path.join(bdir, "guest-info.txt"))
+        avail = {}
+        for line in read_text(os.path.join(bdir, "available.txt")).splitlines():
+            parts = line.split(" ", 2)
+            if len(parts) >= 2:
+                avail[parts[0]] = {"available": parts[1] == "yes",
+                                   "note": parts[2] if len(parts) > 2 else ""}
+        hostload = {}
+        ends = []
+        for line in read_text(os.path.join(bdir, "hostload.txt")).splitlines():
+            parts = line.split()
+            if len(parts) >= 3:
+                hostload[parts[0]] = num(parts[2])
+                ends.append(parts[0])
+        status = read_text(os.path.join(bdir, "status")).strip()
+        boots.append({"boot": int(m.group(1)), "kernel": label, "dir": name,
+                      "guest": guest, "available": avail,
+                      "status": status or "none",
+                      "host_load_start": hostload.get("start"),
+                      "host_load_end": hostload.get("end")})
+        kconf = "kernel_%s_" % label
+        plan = [line.split() for line in read_text(os.path.join(bdir, "plan.txt")).splitlines()
+                if len(line.split()) == 4]
+        for k, (idx, workload, config, rep) in enumerate(plan):
+            base, _, side = config.partition("#")
+            side = side or (label if mode == "compare" else "A")
+            nxt = plan[k + 1][0] if k + 1 < len(plan) else "end"
+            run = {"run": int(idx), "boot": int(m.group(1)), "side": side,
+                   "kernel": label, "workload": workload, "config": base,
+                   "rep": int(rep), "kernel_version": guest.get("uname", ""),
+                   "patches": host.get(kconf + "patches", ""),
+                   "config_hash": host.get(kconf + "config_hash", ""),
+                   "vcpus": host.get("vcpus", ""), "mem_mib": host.get("mem_mib", ""),
+                   "accel": host.get("accel", ""),
+                   "twigfs_commit": host.get("twigfs_commit", ""),
+                   "host_load_start": hostload.get(idx),
+                   "host_load_end": hostload.get(nxt, hostload.get("end")),
+                   "value": None, "unit": WORKLOADS.get(workload, ("", ""))[1]}
+            rdir = os.path.join(bdir, "raw", "%03d-%s-%s-r%s" % (int(idx), workload, config, rep))
+            a = avail.get(base)
+            if a is not None and not a["available"]:
+                run["status"] = "unavailable"
+            elif not os.path.isdir(rdir):
+                run["status"] = "missing"
+            else:
+                meta = read_kv(os.path.join(rdir, "meta.txt"))
+                run.update({"fs": meta.get("fs"), "lock": meta.get("lock"),
+                            "spin_policy": meta.get("policy"),
+                            "fsck": meta.get("fsck")})
+                t0, t1 = num(meta.get("start")), num(meta.get("end"))
+                run["seconds"] = round(t1 - t0, 2) if t0 is not None and t1 is not None else None
+                value, extra, err = parse_output(workload, read_text(os.path.join(rdir, "output.txt")))
+                run.update(extra)
+                if meta.get("status") != "0":
+                    run["status"] = "failed: exit %s" % meta.get("status", "none")
+                elif err:
+                    run["status"] = "failed: " + err
+                else:
+                    run["status"] = "ok"
+                    run["value"] = value
+                run["twigfs_stats"] = read_stats(os.path.join(rdir, "twigfs-stats.txt"))
+                run["mutex_stats"] = read_stats(os.path.join(rdir, "mutex-stats.txt"))
+            runs.append(run)
+    return {"host": host, "mode": mode, "boots": boots, "runs": runs}
+
+
+# ---------------------------------------------------------------- rendering
+
+def fmt(x, digits=3):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if abs(x) >= 1000:
+        return "%.0f" % x
+    return "%.*g" % (digits, x)
+
+
+def fmt_ci(lo, hi, digits=3):
+    if lo is None:
+        return "—"
+    return "%s – %s" % (fmt(lo, digits), fmt(hi, digits))
+
+
+def fmt_count(x):
+    if x is None:
+        return "—"
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return "%.3g%s" % (x / div, suffix)
+    return "%.3g" % x
+
+
+def values(runs, workload, config, side):
+    return [r["value"] for r in runs if r["workload"] == workload
+            and r["config"] == config and r["side"] == side and r["status"] == "ok"]
+
+
+def configs_in(data):
+    seen = {r["config"] for r in data["runs"]}
+    return [c for c in CONFIG_ORDER if c in seen] + sorted(seen - set(CONFIG_ORDER))
+
+
+def workloads_in(data):
+    seen = []
+    for r in data["runs"]:
+        if r["workload"] not in seen:
+            seen.append(r["workload"])
+    return seen
+
+
+def availability(data):
+    """config -> (available in every boot, note)."""
+    out = {}
+    for b in data["boots"]:
+        for c, a in b["available"].items():
+            ok, note = out.get(c, (True, ""))
+            out[c] = (ok and a["available"], note or a["note"])
+    return out
+
+
+def baseline_for(data, workload, side):
+    for c in (BASELINE, FALLBACK_BASELINE):
+        if len(values(data["runs"], workload, c, side)) >= 1:
+            return c
+    return None
+
+
+def collapse_stats(stats):
+    """Sum twigfs per-level lock counters over levels (max for maxima)."""
+    out = {}
+    for k, v in stats.items():
+        m = re.match(r"(?:.*/)?(read|write)_(?:root|internal|leaf)_(\w+)$", k)
+        key = "%s_%s" % (m.group(1), m.group(2)) if m else k
+        if "max" in key:
+            out[key] = max(out.get(key, 0.0), v)
+        else:
+            out[key] = out.get(key, 0.0) + v
+    return out
+
+
+def stats_table(data, workload, side, field, collapse):
+    cols = [c for c in configs_in(data)
+            if any(r.get(field) for r in data["runs"]
+                   if r["config"] == c and r["workload"] == workload and r["side"] == side
+                   and r["status"] == "ok")]
+    if not cols:
+        return []
+    per = {}
+    for c in cols:
+        rows = [collapse(r.get(field) or {}) for r in data["runs"]
+                if r["config"] == c and r["workload"] == workload
+                and r["side"] == side and r["status"] == "ok"]
+        keys = set().union(*rows) if rows else set()
+        per[c] = {k: mean([row.get(k, 0.0) for row in rows]) for k in keys}
+    keys = sorted(k for k in set().union(*per.values()) if any(per[c].get(k) for c in cols))
+    if not keys:
+        return []
+    lines = ["| counter (mean per run) | " + " | ".join(cols) + " |",
+             "|---|" + "---:|" * len(cols)]
+    for k in keys:
+        lines.append("| %s | %s |" % (k, " | ".join(fmt_count(per[c].get(k)) for c in cols)))
+    return lines
+
+
+def verdict(data, workload, side):
+    title, unit, claim, text = WORKLOADS.get(workload, (workload, "", None, None))
+    runs = data["runs"]
+    base = values(runs, workload, BASELINE, side)
+    avail = availability(data)
+    if workload == "lookup":
+        rw = values(runs, workload, "rwsem", side)
+        if not base or not rw:
+            why = avail.get(BASELINE if not base else "rwsem", (False, "no runs"))[1]
+            return ("Shared read locks (rwsem vs %s) cannot be judged in this run: %s."
+                    % (BASELINE, why or "no successful runs"))
+        r, lo, hi = ratio_ci(base, rw)
+        word = judge(r, lo, hi, (1.0, float("inf")))
+        if word == "reproduced":
+            word = "rwsem is faster"
+        elif word == "not reproduced":
+            word = "rwsem is slower"
+        return ("Shared read locks: rwsem/%s = %s (95%% CI %s, n=%d/%d): %s."
+                % (BASELINE, fmt(r), fmt_ci(lo, hi), len(rw), len(base), word))
+    if claim is None:
+        return ""
+    if not base:
+        why = avail.get(BASELINE, (False, "no successful runs"))[1]
+        return ("The 2009 claim (%s) cannot be tested in this run: %s is unavailable (%s)."
+                % (text, BASELINE, why or "no successful runs"))
+    parts = []
+    for c in SPIN_CONFIGS:
+        xs = values(runs, workload, c, side)
+        if not xs:
+            continue
+        r, lo, hi = ratio_ci(base, xs)
+        parts.append("%s/%s = %s (95%% CI %s, n=%d/%d): **%s**"
+                     % (c, BASELINE, fmt(r), fmt_ci(lo, hi), len(xs), len(base),
+                        judge(r, lo, hi, claim)))
+    if not parts:
+        return ("The 2009 claim (%s) cannot be tested: no spinning configuration ran."
+                % text)
+    return ("2009 claim (%s, i.e. a ratio of %s–%s): %s."
+            % (text, fmt(claim[0]), fmt(claim[1]), "; ".join(parts)))
+
+
+def bench_table(data, workload, side):
+    runs = data["runs"]
+    unit = WORKLOADS.get(workload, ("", ""))[1]
+    base = baseline_for(data, workload, side)
+    bvals = values(runs, workload, base, side) if base else []
+    avail = availability(data)
+    head = "ratio vs %s [95%% CI]" % (base or BASELINE)
+    if base and base != BASELINE:
+        head += " (%s unavailable)" % BASELINE
+    lines = ["| configuration | n | mean %s | sd | 95%% CI | %s |%s" %
+             (unit, head, " max latency ms |" if workload == "dbench" else ""),
+             "|---|---:|---:|---:|---:|---:|" + ("---:|" if workload == "dbench" else "")]
+    for c in configs_in(data):
+        xs = values(runs, workload, c, side)
+        if not xs:
+            a = avail.get(c)
+            why = ("unavailable: " + a[1]) if a and not a[0] else "no successful run"
+            failed = [r["status"] for r in runs if r["workload"] == workload and r["config"] == c
+                      and r["side"] == side and r["status"].startswith("failed")]
+            if failed:
+                why = failed[0]
+            lines.append("| %s | 0 | %s | | | |%s" % (c, why, " |" if workload == "dbench" else ""))
+            continue
+        m, s, lo, hi = mean_ci(xs)
+        if bvals and c != base:
+            r, rlo, rhi = ratio_ci(bvals, xs)
+            ratio = "%s [%s]" % (fmt(r), fmt_ci(rlo, rhi))
+        elif c == base:
+            ratio = "1 (baseline)"
+        else:
+            ratio = "—"
+        lat = ""
+        if workload == "dbench":
+            lats = [r.get("max_latency_ms") for r in runs if r["workload"] == workload
+                    and r["config"] == c and r["side"] == side and r["status"] == "ok"]
+            lat = " %s |" % fmt(mean([x for x in lats if x is not None])) if any(lats) else " — |"
+        lines.append("| %s | %d | %s | %s | %s | %s |%s" %
+                     (c, len(xs), fmt(m), fmt(s), fmt_ci(lo, hi), ratio, lat))
+    return lines
+
+
+def two_side_table(data, workload):
+    """Kernel B vs kernel A (compare) or side B vs side A (A/A)."""
+    runs = data["runs"]
+    unit = WORKLOADS.get(workload, ("", ""))[1]
+    lines = ["| configuration | A mean %s (n) | A 95%% CI | B mean %s (n) | B 95%% CI "
+             "| B/A [95%% CI] | detectable ±%% (95%% CI / 80%% power) |" % (unit, unit),
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    sentences = []
+    for c in configs_in(data):
+        a, b = values(runs, workload, c, "A"), values(runs, workload, c, "B")
+        if not a or not b:
+            lines.append("| %s | %d runs | | %d runs | | — | — |" % (c, len(a), len(b)))
+            continue
+        ma, _, alo, ahi = mean_ci(a)
+        mb, _, blo, bhi = mean_ci(b)
+        r, lo, hi = ratio_ci(a, b)
+        d95, d80 = detectable(a, b)
+        det = "%s / %s" % (fmt(100 * d95, 2), fmt(100 * d80, 2)) if d95 is not None else "—"
+        lines.append("| %s | %s (%d) | %s | %s (%d) | %s | %s [%s] | %s |" %
+                     (c, fmt(ma), len(a), fmt_ci(alo, ahi), fmt(mb), len(b),
+                      fmt_ci(blo, bhi), fmt(r), fmt_ci(lo, hi), det))
+        word = judge(r, lo, hi, (1.0, float("inf")))
+        word = {"reproduced": "B is faster", "not reproduced": "B is slower"}.get(word, word)
+        sentences.append("%s: B/A = %s (95%% CI %s), %s; smallest detectable difference "
+                         "%s%% (95%% CI half-width), %s%% at 80%% power." %
+                         (c, fmt(r), fmt_ci(lo, hi), word,
+                          fmt(100 * d95, 2) if d95 is not None else "—",
+                          fmt(100 * d80, 2) if d80 is not None else "—"))
+    return lines, sentences
+
+
+def plot(data, workload, outdir, sides):
+    """A PNG of mean and 95% CI per configuration; returns its file name."""
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return None
+    title, unit = WORKLOADS.get(workload, (workload, ""))[:2]
+    cfgs = configs_in(data)
+    if not any(values(data["runs"], workload, c, s) for c in cfgs for s in sides):
+        return None
+    datfile = os.path.join(outdir, "plot-%s.dat" % workload)
+    with open(datfile, "w") as f:
+        for i, c in enumerate(cfgs):
+            row = [str(i), c]
+            for s in sides:
+                xs = values(data["runs"], workload, c, s)
+                if xs:
+                    m, _, lo, hi = mean_ci(xs)
+                    row += ["%g" % m, "%g" % (lo if lo is not None else m),
+                            "%g" % (hi if hi is not None else m)]
+                else:
+                    row += ["NaN", "NaN", "NaN"]
+            f.write(" ".join(row) + "\n")
+    png = "%s.png" % workload
+    w = 0.8 / len(sides)
+    plots = []
+    for k, s in enumerate(sides):
+        off = (k - (len(sides) - 1) / 2.0) * w
+        col = 3 + 3 * k
+        label = "" if len(sides) == 1 else (" title 'kernel %s'" % s)
+        plots.append("'%s' using ($1+%g):%d:(%g) with boxes%s" % (datfile, off, col, w * 0.9,
+                                                                  label or " notitle"))
+        plots.append("'%s' using ($1+%g):%d:%d:%d with yerrorbars lc rgb 'black' pt 0 notitle"
+                     % (datfile, off, col, col + 1, col + 2))
+    script = "\n".join([
+        "set terminal pngcairo size 900,500" if _has_cairo(gp) else "set terminal png size 900,500",
+        "set output '%s'" % os.path.join(outdir, png),
+        "set title '%s: mean and 95%% CI per configuration'" % title.replace("'", ""),
+        "set ylabel '%s'" % unit,
+        "set style fill solid 0.5 border -1",
+        "set yrange [0:*]",
+        "set xrange [-0.6:%g]" % (len(cfgs) - 0.4),
+        "set xtics (%s)" % ", ".join("'%s' %d" % (c, i) for i, c in enumerate(cfgs)),
+        "set grid ytics",
+        "plot " + ", ".join(plots), ""])
+    r = subprocess.run([gp], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.stderr.write("report.py: gnuplot failed for %s: %s\n" % (workload, r.stderr[-300:]))
+        return None
+    return png
+
+
+def _has_cairo(gp):
+    r = subprocess.run([gp, "-e", "set terminal"], text=True, capture_output=True)
+    return "pngcairo" in (r.stdout + r.stderr)
+
+
+CSV_FIELDS = ["run", "boot", "side", "kernel", "kernel_version", "patches", "config_hash",
+              "vcpus", "mem_mib", "accel", "host_load_start", "host_load_end",
+              "twigfs_commit", "workload", "config", "fs", "lock", "spin_policy", "rep",
+              "status", "value", "unit", "max_latency_ms", "seconds", "fsck"]
+
+
+def write_csv(data, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in data["runs"]:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in CSV_FIELDS})
+
+
+def render(data, outdir, plots=True):
+    host, mode = data["host"], data["mode"]
+    write_csv(data, os.path.join(outdir, "results.csv"))
+    runs = data["runs"]
+    ok = [r for r in runs if r["status"] == "ok"]
+    L = []
+    title = {"bench": "twigfs lock benchmark", "aa": "twigfs A/A noise check",
+             "compare": "twigfs kernel comparison"}.get(mode, "twigfs benchmark")
+    L += ["# %s — %s" % (title, host.get("date", "")), ""]
+    g = data["boots"][0]["guest"] if data["boots"] else {}
+    L += ["## What produced these numbers", "",
+          "| | |", "|---|---|",
+          "| twigfs commit | %s |" % host.get("twigfs_commit", "?"),
+          "| kernel | %s |" % (g.get("uname", "?")),
+          "| kernel A config hash / patches | %s / %s |" %
+          (host.get("kernel_A_config_hash", "?"), host.get("kernel_A_patches", "") or "none")]
+    if mode == "compare":
+        L.append("| kernel B config hash / patches | %s / %s |" %
+                 (host.get("kernel_B_config_hash", "?"), host.get("kernel_B_patches", "")))
+    L += ["| guest | %s vCPUs, %s MiB, accelerator %s, CPU %s |" %
+          (host.get("vcpus", "?"), host.get("mem_mib", "?"), host.get("accel", "?"),
+           g.get("cpu_model", "?")),
+          "| host | %s CPUs (%s); load average at start %s, at end %s |" %
+          (host.get("host_cpus", "?"), host.get("host_cpu_model", "?"),
+           host.get("host_load_start", "?"), host.get("host_load_end", "?")),
+          "| mutex spin knob / mutex stats | %s / %s |" %
+          (g.get("knob", "?"), g.get("mutex_stats", "?")),
+          "| boots | %d (%s); wall time %s s |" %
+          (len(data["boots"]), ", ".join("%d:%s status %s" % (b["boot"], b["kernel"], b["status"])
+                                        for b in data["boots"]),
+           host.get("wall_seconds", "?")),
+          "| runs | %d planned, %d ok, %d unavailable, %d failed or missing |" %
+          (len(runs), len(ok), sum(r["status"] == "unavailable" for r in runs),
+           sum(r["status"] not in ("ok", "unavailable") for r in runs)),
+          "",
+          "Workloads (every run on a freshly made filesystem; configurations "
+          "interleaved round-robin, %s repetitions%s):" %
+          (host.get("repeat", "?"), " per boot" if mode == "compare" else ""), "",
+          "- `dbench`: dbench %s with Debian's client.txt, `-t %s`; dbench 4.00 "
+          "adds its own warm-up of at least %s s (a fifth of -t) before the measured "
+          "period; throughput and max latency from its summary line." %
+          (host.get("clients", "?"), host.get("duration", "?"),
+           fmt(num(host.get("duration")) / 5 if num(host.get("duration")) else None)),
+          "- `create-own` / `create-shared`: fio, %s processes each creating %s files of "
+          "4 KiB (own directory each / one shared directory); files/s = files / the "
+          "slowest job's runtime." % (host.get("njobs", "?"), host.get("nfiles", "?")),
+          "- `lookup`: twig-lookup, %s processes for %s s stat()ing never-seen names "
+          "(dcache misses: a read-only tree search each) in a directory of %s files, "
+          "reading the whole directory every 64th operation; ops/s." %
+          (host.get("lookup_procs", "?"), host.get("lookup_secs", "?"),
+           host.get("lookup_files", "?")),
+          ""]
+    avail = availability(data)
+    if avail:
+        L += ["Configurations:", "", "| configuration | available | note |", "|---|---|---|"]
+        for c in configs_in(data):
+            a = avail.get(c)
+            L.append("| %s | %s | %s |" % (c, "?" if a is None else ("yes" if a[0] else "**no**"),
+                                           a[1] if a else ""))
+        L.append("")
+    sides = sorted({r["side"] for r in runs}) or ["A"]
+    verdicts = []
+    for w in workloads_in(data):
+        wt, unit = WORKLOADS.get(w, (w, ""))[:2]
+        L += ["## %s (`%s`, %s)" % (wt, w, unit), ""]
+        if mode in ("compare", "aa") and len(sides) > 1:
+            lines, sentences = two_side_table(data, w)
+            L += lines + [""]
+            for s in sentences:
+                L += ["- " + s]
+            L.append("")
+            verdicts += ["%s — %s" % (w, s) for s in sentences]
+            if mode == "compare":
+                for s in sides:
+                    L += ["Kernel %s alone:" % s, ""] + bench_table(data, w, s) + [""]
+        else:
+            L += bench_table(data, w, sides[0]) + [""]
+            v = verdict(data, w, sides[0])
+            if v:
+                L += ["**Verdict.** " + v, ""]
+                verdicts.append("%s: %s" % (w, v))
+        if plots:
+            png = plot(data, w, outdir, sides)
+            if png:
+                L += ["![%s](%s)" % (w, png), ""]
+        for field, name, collapse in (("twigfs_stats", "twigfs lock statistics "
+                                       "(/sys/fs/twigfs/<dev>/, levels summed)", collapse_stats),
+                                      ("mutex_stats", "kernel mutex statistics "
+                                       "(/sys/kernel/debug/mutex_stats)", lambda s: s)):
+            t = stats_table(data, w, sides[0], field, collapse)
+            if t:
+                L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
+    if verdicts:
+        L += ["## Verdicts", ""] + ["- " + v for v in verdicts] + [""]
+    L += ["## Method", "",
+          "- Each figure: mean of the runs, sample standard deviation, 95% confidence "
+          "interval of the mean from Student's t with n-1 degrees of freedom.",
+          "- Ratios: mean(config)/mean(%s) from runs of the same boot; the 95%% interval "
+          "is Fieller's, for independent samples with unequal variances, degrees of "
+          "freedom by Welch-Satterthwaite; \"—\" when it is unbounded or n < 2." % BASELINE,
+          "- Verdicts: *not distinguishable from noise* when the ratio's interval "
+          "contains 1; *reproduced* when it lies above 1 and overlaps the claimed range "
+          "(dbench 1.5–2.5, creates 1.3–1.5); *not reproduced* otherwise (slower, or a "
+          "gain outside the claimed range).",
+          "- Detectable difference (A/A, compare): the 95% CI half-width of the "
+          "difference of means, relative to A's mean, and (t.975 + t.80)·SE for 80% power.",
+          "- TCG guests are slow and noisy and the host load moves figures 2-4x; compare "
+          "only within one results folder.  Raw outputs are under boot-*/raw/.", ""]
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n".join(L))
+
+
+def main(argv):
+    plots = "--no-plots" not in argv
+    argv = [a for a in argv if a != "--no-plots"]
+    if len(argv) == 3 and argv[1] == "--render":
+        with open(argv[2]) as f:
+            data = json.load(f)
+        render(data, os.path.dirname(os.path.abspath(argv[2])), plots)
+        return 0
+    if len(argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    outdir = argv[1]
+    data = collect(outdir)
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    render(data, outdir, plots)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
