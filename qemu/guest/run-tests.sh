@@ -44,10 +44,11 @@ for k in /lib/twigfs/*kunit*.ko; do
 	[ -e "$k" ] || continue
 	dmesg -c >/dev/null
 	insmod "$k" || echo "FAIL $(basename "$k"): insmod failed"
-	dmesg | sed -n 's/^\[[ 0-9.]*\] *//p' >/tmp/kunit.out
-	sed -n 's/^ *ok [0-9]* \([^#]*\).*$/PASS kunit-\1/p;
-		s/^ *not ok [0-9]* \([^#]*\).*$/FAIL kunit-\1/p' /tmp/kunit.out |
-		grep -v '^PASS kunit-.*# SKIP' | sed 's/ *$//'
+	dmesg | sed -n 's/^\[[ 0-9.]*\] //p' >/tmp/kunit.out
+	# Indented lines are test cases; the unindented one sums the suite.
+	grep -v '# SKIP' /tmp/kunit.out |
+		sed -n 's/^ \{1,\}ok [0-9]* \(- \)\{0,1\}\(.*\)$/PASS kunit-\2/p;
+			s/^ \{1,\}not ok [0-9]* \(- \)\{0,1\}\(.*\)$/FAIL kunit-\2/p'
 	grep -q '^ *not ok' /tmp/kunit.out && rc=1
 	rmmod "$k" 2>/dev/null
 done
