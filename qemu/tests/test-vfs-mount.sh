@@ -1,0 +1,92 @@
+#!/bin/sh
+# Mount options, refused mounts, sysfs, statfs, show_options.
+. "$(dirname "$0")/twig-lib.sh"
+cd / || exit 1
+umount "$MNT" 2>/dev/null
+
+# mount_fails NAME ERRTEXT LOGTEXT [mount args...]: the mount must fail with
+# ERRTEXT on stderr (busybox prints strerror) and LOGTEXT in the kernel log.
+mount_fails() {
+	_n=$1
+	_e=$2
+	_l=$3
+	shift 3
+	dmesg -c >/dev/null
+	if mount -t twigfs "$@" >/tmp/mnt.out 2>&1; then
+		fail "$_n" "mount $* succeeded"
+		umount "$MNT"
+		return
+	fi
+	if ! grep -qi -- "$_e" /tmp/mnt.out; then
+		fail "$_n" "expected '$_e', got: $(tr '\n' ' ' </tmp/mnt.out)"
+	elif ! dmesg | grep -qi -- "$_l"; then
+		fail "$_n" "no kernel log line with '$_l'"
+	else
+		pass "$_n"
+	fi
+}
+
+mount_fails bad-lock "Invalid argument" "unknown lock strategy" -o lock=bogus "$DEV" "$MNT"
+mount_fails bad-commit-zero "Invalid argument" "commit" -o commit=0 "$DEV" "$MNT"
+mount_fails bad-commit-text "Invalid argument" "commit" -o commit=soon "$DEV" "$MNT"
+mount_fails unknown-option "Invalid argument" "Unknown parameter" -o frobnicate "$DEV" "$MNT"
+
+# A device that is not twigfs, and a twigfs with a damaged superblock.
+dd if=/dev/zero of=/tmp/zero.img bs=1M count=32 2>/dev/null
+loop=$(losetup -f)
+losetup "$loop" /tmp/zero.img
+mount_fails not-twigfs "Invalid argument" "not a twigfs" "$loop" "$MNT"
+losetup -d "$loop"
+mkfs.twigfs -q -f -b 32M /tmp/bad.img
+# flip a byte of the label: the checksum no longer matches
+printf 'X' | dd of=/tmp/bad.img bs=1 seek=$((65536 + 200)) conv=notrunc 2>/dev/null
+losetup "$loop" /tmp/bad.img
+mount_fails bad-csum "Structure needs cleaning" "checksum mismatch" "$loop" "$MNT"
+losetup -d "$loop"
+rm -f /tmp/zero.img /tmp/bad.img
+
+# Every strategy mounts, shows itself and keeps statistics.
+for l in mutex spin512 rwsem; do
+	if ! mount -t twigfs -o lock=$l,commit=7 "$DEV" "$MNT"; then
+		fail "lock-$l" "mount -o lock=$l failed"
+		continue
+	fi
+	pass "lock-$l"
+	opts=$(grep " $MNT " /proc/mounts)
+	case $opts in
+	*lock=$l*commit=7*) pass "show-options-$l" ;;
+	*) fail "show-options-$l" "/proc/mounts: $opts" ;;
+	esac
+	sys=/sys/fs/twigfs/$(basename "$DEV")
+	eq "sysfs-lock-$l" "$l" "$(cat "$sys/lock" 2>&1)"
+	eq "sysfs-commit-$l" 7 "$(cat "$sys/commit" 2>&1)"
+	mkdir "$MNT/d-$l" && touch "$MNT/d-$l/f"
+	if [ -s "$sys/lock_stats" ]; then
+		pass "sysfs-lock-stats-$l"
+	else
+		fail "sysfs-lock-stats-$l" "empty or missing $sys/lock_stats"
+	fi
+	check "sysfs-reset-$l" sh -c "echo 1 >$sys/lock_stats_reset"
+	umount "$MNT"
+done
+
+mount_twig || exit 1
+sys=/sys/fs/twigfs/$(basename "$DEV")
+check sysfs-commit-write sh -c "echo 5 >$sys/commit"
+eq sysfs-commit-read 5 "$(cat "$sys/commit")"
+expect_err sysfs-commit-zero "Invalid argument" sh -c "echo 0 >$sys/commit"
+check remount-commit mount -o remount,commit=9 "$MNT"
+eq remount-commit-sysfs 9 "$(cat "$sys/commit")"
+expect_err remount-lock-change "Invalid argument" mount -o remount,lock=rwsem,commit=9 "$MNT"
+check statfs-df df "$MNT"
+umount "$MNT"
+if [ -d "$sys" ]; then
+	fail sysfs-removed "$sys still exists after umount"
+else
+	pass sysfs-removed
+fi
+check mount-ro mount -t twigfs -o ro "$DEV" "$MNT"
+expect_err ro-write "Read-only" touch "$MNT/x"
+umount "$MNT"
+mount_twig
+finish

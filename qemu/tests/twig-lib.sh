@@ -1,0 +1,91 @@
+# Shared by the guest tests (POSIX sh, busybox ash); sourced, not run.
+# Every check prints "PASS <name>" or "FAIL <name>: why"; finish() exits
+# non-zero if any check failed.
+MNT=${TWIG_MNT:-/mnt}
+DEV=${TWIG_DEV:-/dev/vda}
+OPTS=${TWIG_OPTS:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+HELPER=$HERE/twig-helper
+T=$(basename "$0" .sh)
+T=${T#test-}
+nfail=0
+
+pass() { echo "PASS $T-$1"; }
+fail() {
+	echo "FAIL $T-$1: $2"
+	nfail=$((nfail + 1))
+}
+
+# check NAME CMD...: CMD must succeed.
+check() {
+	_n=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then
+		pass "$_n"
+	else
+		fail "$_n" "$* failed: $(head -c 300 /tmp/check.out | tr '\n' ' ')"
+	fi
+}
+
+# expect_err NAME TEXT CMD...: CMD must fail with TEXT (an strerror text or
+# an errno name from twig-helper) in its output.
+expect_err() {
+	_n=$1
+	_t=$2
+	shift 2
+	if "$@" >/tmp/check.out 2>&1; then
+		fail "$_n" "$* succeeded; expected '$_t'"
+	elif grep -qi -- "$_t" /tmp/check.out; then
+		pass "$_n"
+	else
+		fail "$_n" "$* failed without '$_t': $(head -c 300 /tmp/check.out | tr '\n' ' ')"
+	fi
+}
+
+# eq NAME EXPECTED ACTUAL
+eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+have_helper() { [ -x "$HELPER" ]; }
+
+mount_twig() {
+	mount -t twigfs ${OPTS:+-o "$OPTS"} "$DEV" "$MNT"
+}
+
+remount_twig() {
+	cd / || return 1
+	umount "$MNT" && mount_twig
+}
+
+# fsck_twig NAME: unmount, fsck -n, mount again.
+fsck_twig() {
+	cd / || return 1
+	if ! umount "$MNT"; then
+		fail "$1" "umount failed"
+		return 1
+	fi
+	if fsck.twigfs -n "$DEV" >/tmp/fsck.out 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "fsck.twigfs: $(head -n 5 /tmp/fsck.out | tr '\n' ' ')"
+	fi
+	mount_twig
+}
+
+# fresh_twig [mount options]: a new filesystem on $DEV mounted at $MNT.
+fresh_twig() {
+	cd / || return 1
+	umount "$MNT" 2>/dev/null
+	mkfs.twigfs -q -f "$DEV" || return 1
+	mount -t twigfs ${1:+-o "$1"} "$DEV" "$MNT"
+}
+
+finish() {
+	[ "$nfail" = 0 ]
+	exit $?
+}
