@@ -10,6 +10,7 @@
 #ifndef _TWIGFS_H
 #define _TWIGFS_H
 
+#include <linux/blk_types.h>
 #include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
@@ -129,6 +130,7 @@ struct twig_fs_info {
 	atomic_long_t eb_cached;
 	struct shrinker eb_shrinker;
 	bool eb_shrinker_registered;
+	unsigned long eb_shrink_cursor;	/* where the next scan starts */
 	struct xarray memdev;		/* TWIG_FS_MEMONLY: sector -> page */
 
 	/*
@@ -136,7 +138,7 @@ struct twig_fs_info {
 	 * fields; @commit_mutex serializes commits.
 	 */
 	struct mutex commit_mutex;
-	spinlock_t trans_lock;
+	spinlock_t trans_lock;		/* the four fields below */
 	u64 generation;			/* last committed transaction */
 	u64 running_transid;		/* 0: none running */
 	int num_writers;		/* open handles on the running one */
@@ -148,8 +150,11 @@ struct twig_fs_info {
 
 	/* Allocator (alloc.c), under @alloc_lock. */
 	spinlock_t alloc_lock;
-	unsigned long *alloc_committed;	/* as on disk at the last commit */
-	unsigned long *alloc_working;	/* with the running trans' changes */
+	/* Little-endian bitmaps, as on disk (bit n%8 of byte n/8). */
+	void *alloc_committed;		/* as on disk at the last commit */
+	void *alloc_working;		/* with the running trans' changes */
+	void *alloc_busy;		/* committed | working: not free */
+	size_t alloc_map_bytes;		/* bytes with bits (csum covers them) */
 	u64 alloc_nbits;		/* sectors on the device */
 	u64 alloc_hint_meta;		/* next sector to try, tree blocks */
 	u64 alloc_hint_data;		/* next sector to try, data */
@@ -167,6 +172,7 @@ struct twig_fs_info {
 	struct delayed_work commit_work;
 	struct kobject kobj;		/* /sys/fs/twigfs/<dev>/ */
 	struct completion kobj_unregister;
+	atomic64_t data_reserved;	/* bytes of dirty data not yet allocated */
 };
 
 #define TWIG_SECTOR_SHIFT	12	/* ilog2(TWIG_SECTORSIZE) */
@@ -335,6 +341,7 @@ int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len);
 int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags);
 int twig_dev_flush(struct twig_fs_info *fs);
+void twig_memdev_free(struct twig_fs_info *fs);
 int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
 struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,

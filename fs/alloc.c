@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs block allocator: the on-disk bitmap (format.h), one bit per sector.
+ *
+ * Two bitmaps in memory: @alloc_committed is the state the last commit wrote,
+ * @alloc_working carries the running transaction's allocations and frees.
+ * A sector may be handed out only if it is clear in both (@alloc_busy is
+ * their OR, kept up to date so a search is one bitmap walk): a block freed
+ * by the running transaction is still referenced by the committed trees, so
+ * it stays "pinned" until the commit that frees it is on disk.  After that
+ * commit, committed := working.  A block allocated and freed in the same
+ * transaction was never committed, so it is free again at once.
+ *
+ * Space accounting: transactions reserve metadata space up front
+ * (twig_reserve_meta(), a worst-case number of tree blocks per item), so a
+ * tree operation rarely meets ENOSPC halfway; @global_reserve is kept back
+ * from everyone except deletes (twig_start_transaction_reserved()), so that
+ * freeing space still works on a full filesystem.  Commits allocate nothing:
+ * the bitmap copies and the superblock have fixed places.
+ */
+#include <linux/bitops.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "twigfs.h"
+
+static u64 twig_nodesects(struct twig_fs_info *fs)
+{
+	return fs->nodesize >> TWIG_SECTOR_SHIFT;
+}
+
+/* Worst case per item: CoW of the whole path plus a split at every level. */
+static u64 twig_meta_per_item(struct twig_fs_info *fs)
+{
+	return 2ULL * (READ_ONCE(fs->root_level) + 3) * fs->nodesize;
+}
+
+/* KUnit fault injection: fail the Nth allocation from now. */
+static bool twig_inject_fail(struct twig_fs_info *fs)
+{
+	return atomic_read(&fs->inject_alloc_fail) > 0 &&
+	       atomic_dec_return(&fs->inject_alloc_fail) == 0;
+}
+
+/* First run of @n sectors clear in @busy, aligned to @align, in [from, to). */
+static u64 twig_find_free(struct twig_fs_info *fs, u64 from, u64 to, u64 n,
+			  u64 align)
+{
+	u64 pos = round_up(from, align);
+
+	while (pos + n <= to) {
+		u64 z = find_next_zero_bit_le(fs->alloc_busy, to, pos);
+		u64 b;
+
+		pos = round_up(z, align);
+		if (pos + n > to)
+			break;
+		b = find_next_bit_le(fs->alloc_busy, pos + n, pos);
+		if (b >= pos + n)
+			return pos;
+		pos = b + 1;
+	}
+	return U64_MAX;
+}
+
+static void twig_set_range(struct twig_fs_info *fs, u64 start, u64 n)
+{
+	u64 i;
+
+	for (i = start; i < start + n; i++) {
+		__set_bit_le(i, fs->alloc_working);
+		__set_bit_le(i, fs->alloc_busy);
+	}
+	fs->free_sectors -= n;
+	fs->used_sectors += n;
+}
+
+/*
+ * Allocate @n sectors aligned to @align, next-fit from *@hint.  The caller
+ * has checked the space accounting; this can still fail on fragmentation.
+ */
+static int twig_alloc_sectors(struct twig_fs_info *fs, u64 n, u64 align,
+			      u64 *hint, u64 *bytenr)
+{
+	u64 pos;
+
+	pos = twig_find_free(fs, *hint, fs->alloc_nbits, n, align);
+	if (pos == U64_MAX)
+		pos = twig_find_free(fs, 0, min(*hint + n, fs->alloc_nbits),
+				     n, align);
+	if (pos == U64_MAX)
+		return -ENOSPC;
+	twig_set_range(fs, pos, n);
+	*hint = pos + n;
+	*bytenr = pos << TWIG_SECTOR_SHIFT;
+	return 0;
+}
+
+static void twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
+{
+	u64 start = bytenr >> TWIG_SECTOR_SHIFT;
+	u64 i;
+
+	spin_lock(&fs->alloc_lock);
+	for (i = start; i < start + (bytes >> TWIG_SECTOR_SHIFT); i++) {
+		if (WARN_ON_ONCE(i >= fs->alloc_nbits ||
+				 !test_bit_le(i, fs->alloc_working)))
+			continue;
+		__clear_bit_le(i, fs->alloc_working);
+		fs->used_sectors--;
+		if (test_bit_le(i, fs->alloc_committed)) {
+			fs->pinned_sectors++;
+		} else {
+			__clear_bit_le(i, fs->alloc_busy);
+			fs->free_sectors++;
+		}
+	}
+	spin_unlock(&fs->alloc_lock);
+}
+
+/* A tree block, nodesize-aligned, charged to the handle's reservation. */
+int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr)
+{
+	struct twig_fs_info *fs = trans->fs;
+	int ret;
+
+	if (twig_inject_fail(fs))
+		return -ENOSPC;
+	spin_lock(&fs->alloc_lock);
+	ret = twig_alloc_sectors(fs, twig_nodesects(fs), twig_nodesects(fs),
+				 &fs->alloc_hint_meta, bytenr);
+	if (!ret) {
+		u64 used = min_t(u64, trans->reserved, fs->nodesize);
+
+		trans->reserved -= used;
+		fs->meta_reserved -= used;
+	}
+	spin_unlock(&fs->alloc_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_alloc_tree_block);
+
+/*
+ * Free the block of @eb.  One written by an earlier transaction stays
+ * pinned until this one commits; one allocated by this very transaction
+ * was never written and is forgotten now.
+ */
+void twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb)
+{
+	if (twig_header_generation(eb) == trans->transid)
+		twig_eb_forget(eb);
+	twig_free_sectors(trans->fs, eb->start, eb->len);
+}
+
+/* Space for data, in whole sectors, never eating reserved space. */
+int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		    u64 bytes, u64 *bytenr)
+{
+	u64 n = DIV_ROUND_UP(bytes, fs->sectorsize);
+	u64 keep;
+	int ret;
+
+	if (!n)
+		return -EINVAL;
+	if (twig_inject_fail(fs))
+		return -ENOSPC;
+	spin_lock(&fs->alloc_lock);
+	keep = DIV_ROUND_UP(fs->meta_reserved + fs->global_reserve,
+			    fs->sectorsize);
+	if (fs->free_sectors < n + keep)
+		ret = -ENOSPC;
+	else
+		ret = twig_alloc_sectors(fs, n, 1, &fs->alloc_hint_data,
+					 bytenr);
+	spin_unlock(&fs->alloc_lock);
+	return ret;
+}
+
+void twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		    u64 bytenr, u64 bytes)
+{
+	twig_free_sectors(fs, bytenr, round_up(bytes, fs->sectorsize));
+}
+
+/* Reserve worst-case metadata space for @items item changes. */
+int twig_reserve_meta(struct twig_trans *trans, unsigned int items)
+{
+	struct twig_fs_info *fs = trans->fs;
+	u64 need = items * twig_meta_per_item(fs);
+	u64 avail;
+	int ret = 0;
+
+	spin_lock(&fs->alloc_lock);
+	avail = fs->free_sectors << TWIG_SECTOR_SHIFT;
+	avail -= min(avail, fs->meta_reserved);
+	if (!trans->use_reserve)
+		avail -= min(avail, fs->global_reserve);
+	if (need > avail) {
+		ret = -ENOSPC;
+	} else {
+		fs->meta_reserved += need;
+		trans->reserved += need;
+	}
+	spin_unlock(&fs->alloc_lock);
+	return ret;
+}
+
+void twig_release_meta(struct twig_trans *trans)
+{
+	struct twig_fs_info *fs = trans->fs;
+
+	spin_lock(&fs->alloc_lock);
+	fs->meta_reserved -= trans->reserved;
+	trans->reserved = 0;
+	spin_unlock(&fs->alloc_lock);
+}
+
+u64 twig_bytes_used(struct twig_fs_info *fs)
+{
+	return READ_ONCE(fs->used_sectors) << TWIG_SECTOR_SHIFT;
+}
+
+/* Free in both bitmaps, i.e. not counting blocks pinned until commit. */
+u64 twig_bytes_free(struct twig_fs_info *fs)
+{
+	return READ_ONCE(fs->free_sectors) << TWIG_SECTOR_SHIFT;
+}
+
+u64 twig_bytes_avail(struct twig_fs_info *fs)
+{
+	u64 free = twig_bytes_free(fs);
+
+	return free - min(free, fs->global_reserve);
+}
+
+/* ---- commit ---- */
+
+/*
+ * Write the working bitmap into the copy the superblock does not name.
+ * Runs in the commit with no writers, so the bitmap is still.
+ */
+int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
+{
+	struct twig_super_block *sb = fs->super_copy;
+	u8 next = !sb->alloc_copy;
+	u64 at = le64_to_cpu(sb->alloc_start) +
+		 next * le64_to_cpu(sb->alloc_bytes);
+
+	*copy = next;
+	*csum = twig_csum(fs->alloc_working, fs->alloc_map_bytes);
+	return twig_dev_write(fs, at, fs->alloc_working, fs->alloc_map_bytes,
+			      0);
+}
+
+/* The superblock naming the new copy is on disk: unpin. */
+void twig_alloc_committed(struct twig_fs_info *fs)
+{
+	spin_lock(&fs->alloc_lock);
+	memcpy(fs->alloc_committed, fs->alloc_working, fs->alloc_map_bytes);
+	memcpy(fs->alloc_busy, fs->alloc_working, fs->alloc_map_bytes);
+	fs->free_sectors += fs->pinned_sectors;
+	fs->pinned_sectors = 0;
+	spin_unlock(&fs->alloc_lock);
+}
+
+/* ---- mount ---- */
+
+static int twig_alloc_load(struct twig_fs_info *fs)
+{
+	struct twig_super_block *sb = fs->super_copy;
+	u64 start = le64_to_cpu(sb->alloc_start);
+	u64 bytes = le64_to_cpu(sb->alloc_bytes);
+	u64 at = start + sb->alloc_copy * bytes;
+	u32 csum;
+	int ret;
+
+	if (sb->alloc_copy > 1 || bytes < fs->alloc_map_bytes ||
+	    start < TWIG_SUPER_OFFSET + TWIG_SUPER_SIZE ||
+	    start + 2 * bytes > fs->total_bytes) {
+		pr_err("twigfs (%s): allocation bitmap location invalid\n",
+		       fs->sb ? fs->sb->s_id : "memdev");
+		return -EUCLEAN;
+	}
+	ret = twig_dev_read(fs, at, fs->alloc_committed, fs->alloc_map_bytes);
+	if (ret)
+		return ret;
+	csum = twig_csum(fs->alloc_committed, fs->alloc_map_bytes);
+	if (csum != le32_to_cpu(sb->alloc_csum)) {
+		pr_err("twigfs (%s): allocation bitmap %c checksum %08x, expected %08x\n",
+		       fs->sb ? fs->sb->s_id : "memdev", 'A' + sb->alloc_copy,
+		       csum, le32_to_cpu(sb->alloc_csum));
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int twig_alloc_init(struct twig_fs_info *fs)
+{
+	size_t longs;
+	u64 used;
+	int ret;
+
+	spin_lock_init(&fs->alloc_lock);
+	fs->alloc_nbits = fs->total_bytes >> TWIG_SECTOR_SHIFT;
+	fs->alloc_map_bytes = DIV_ROUND_UP(fs->alloc_nbits, 8);
+	/* find_*_bit_le() read whole longs */
+	longs = round_up(fs->alloc_map_bytes, sizeof(long));
+	fs->alloc_committed = kvzalloc(longs, GFP_KERNEL);
+	fs->alloc_working = kvzalloc(longs, GFP_KERNEL);
+	fs->alloc_busy = kvzalloc(longs, GFP_KERNEL);
+	if (!fs->alloc_committed || !fs->alloc_working || !fs->alloc_busy) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = twig_alloc_load(fs);
+	if (ret)
+		goto fail;
+	memcpy(fs->alloc_working, fs->alloc_committed, fs->alloc_map_bytes);
+	memcpy(fs->alloc_busy, fs->alloc_committed, fs->alloc_map_bytes);
+	used = memweight(fs->alloc_committed, fs->alloc_map_bytes);
+	fs->used_sectors = used;
+	fs->free_sectors = fs->alloc_nbits - used;
+	fs->pinned_sectors = 0;
+	fs->meta_reserved = 0;
+	fs->global_reserve = min_t(u64, 64ULL * fs->nodesize,
+				   fs->total_bytes / 16);
+	fs->alloc_hint_meta = 0;
+	fs->alloc_hint_data = fs->alloc_nbits / 2;
+	atomic_set(&fs->inject_alloc_fail, 0);
+	return 0;
+fail:
+	twig_alloc_destroy(fs);
+	return ret;
+}
+
+void twig_alloc_destroy(struct twig_fs_info *fs)
+{
+	kvfree(fs->alloc_committed);
+	kvfree(fs->alloc_working);
+	kvfree(fs->alloc_busy);
+	fs->alloc_committed = NULL;
+	fs->alloc_working = NULL;
+	fs->alloc_busy = NULL;
+}
+
+/* ---- inode numbers ---- */
+
+int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid)
+{
+	u64 id = atomic64_inc_return(&fs->next_objectid) - 1;
+
+	if (id >= U64_MAX - 1)
+		return -ENOSPC;
+	*objectid = id;
+	return 0;
+}

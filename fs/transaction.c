@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs transactions.
+ *
+ * The model
+ * =========
+ *
+ * At most one transaction runs at a time; its id (transid) is the generation
+ * its blocks carry and the superblock records when it commits: the last
+ * committed generation plus one.  Every change to the tree is made by a
+ * caller holding a handle (struct twig_trans) joined to the running
+ * transaction; handles are counted in fs->num_writers.
+ *
+ * A commit:
+ *   1. blocks new joiners (fs->commit_blocked), then waits for
+ *      num_writers == 0: from here the tree and the bitmaps are still;
+ *   2. writes every dirty tree block (each was CoW'd into this transaction,
+ *      so none of them is referenced by the committed trees);
+ *   3. writes the working bitmap into the copy the superblock does not
+ *      name;
+ *   4. writes the superblock (new generation, root, bitmap copy and its
+ *      checksum) with REQ_PREFLUSH | REQ_FUA.  The pre-flush makes steps
+ *      2-3, which have completed, durable before the superblock is written;
+ *      FUA makes the superblock itself durable when the bio completes.  A
+ *      separate flush between 3 and 4 would add nothing to that;
+ *   5. unpins the blocks freed by the transaction (committed := working),
+ *      ends the transaction and lets the joiners in; they start the next.
+ *
+ * A crash before 4 completes leaves the previous superblock, which names the
+ * previous bitmap copy and root; nothing those reference was overwritten,
+ * because freed blocks stay pinned until 5.
+ *
+ * join/commit is the only filesystem-wide serialization around tree
+ * operations: fs->trans_lock is held for a few instructions per join and
+ * end, never across tree work.  A task must not call
+ * twig_commit_transaction() while it holds a handle (the commit would wait
+ * for it forever).
+ */
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "locking.h"
+
+static bool twig_no_writers(struct twig_fs_info *fs)
+{
+	bool ret;
+
+	spin_lock(&fs->trans_lock);
+	ret = fs->num_writers == 0;
+	spin_unlock(&fs->trans_lock);
+	return ret;
+}
+
+static void twig_join(struct twig_fs_info *fs, struct twig_trans *trans)
+{
+	spin_lock(&fs->trans_lock);
+	while (fs->commit_blocked) {
+		spin_unlock(&fs->trans_lock);
+		wait_event(fs->join_wait, !READ_ONCE(fs->commit_blocked));
+		spin_lock(&fs->trans_lock);
+	}
+	if (!fs->running_transid)
+		fs->running_transid = fs->generation + 1;
+	fs->num_writers++;
+	trans->transid = fs->running_transid;
+	spin_unlock(&fs->trans_lock);
+}
+
+static void twig_leave(struct twig_trans *trans)
+{
+	struct twig_fs_info *fs = trans->fs;
+	bool wake;
+
+	twig_release_meta(trans);
+	spin_lock(&fs->trans_lock);
+	wake = --fs->num_writers == 0 && fs->commit_blocked;
+	spin_unlock(&fs->trans_lock);
+	if (wake)
+		wake_up(&fs->writer_wait);
+}
+
+static int twig_commit(struct twig_fs_info *fs, bool wait);
+
+static struct twig_trans *twig_start(struct twig_fs_info *fs,
+				     unsigned int items, bool use_reserve)
+{
+	struct twig_trans *trans;
+	bool committed = false;
+	int ret;
+
+	if (test_bit(TWIG_FS_RDONLY, &fs->flags) ||
+	    test_bit(TWIG_FS_ERROR, &fs->flags))
+		return ERR_PTR(-EROFS);
+	trans = kzalloc(sizeof(*trans), GFP_NOFS);
+	if (!trans)
+		return ERR_PTR(-ENOMEM);
+	trans->fs = fs;
+	trans->use_reserve = use_reserve;
+	for (;;) {
+		twig_join(fs, trans);
+		ret = twig_reserve_meta(trans, items);
+		if (ret != -ENOSPC || committed ||
+		    !READ_ONCE(fs->pinned_sectors))
+			break;
+		/*
+		 * Space freed by the running transaction comes back at commit.
+		 * Only commit if nobody else is in the transaction: our caller
+		 * may hold VFS locks a writer is waiting for, and a commit
+		 * waits for writers.
+		 */
+		twig_leave(trans);
+		trans->transid = 0;
+		ret = twig_commit(fs, false);
+		if (ret) {
+			ret = ret == -EAGAIN ? -ENOSPC : ret;
+			break;
+		}
+		committed = true;
+	}
+	if (ret) {
+		if (trans->transid)
+			twig_leave(trans);
+		kfree(trans);
+		return ERR_PTR(ret);
+	}
+	return trans;
+}
+
+struct twig_trans *twig_start_transaction(struct twig_fs_info *fs,
+					  unsigned int items)
+{
+	return twig_start(fs, items, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction);
+
+/* For deletes: may use the global reserve, so freeing space always works. */
+struct twig_trans *twig_start_transaction_reserved(struct twig_fs_info *fs,
+						   unsigned int items)
+{
+	return twig_start(fs, items, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction_reserved);
+
+void twig_end_transaction(struct twig_trans *trans)
+{
+	twig_leave(trans);
+	kfree(trans);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_end_transaction);
+
+static int twig_write_super(struct twig_fs_info *fs, u64 transid, u8 copy,
+			    u32 alloc_csum)
+{
+	struct twig_super_block *sb = fs->super_copy;
+	struct twig_eb *root;
+
+	spin_lock(&fs->root_lock);
+	root = fs->root;
+	sb->root = cpu_to_le64(root->start);
+	sb->root_generation = cpu_to_le64(twig_header_generation(root));
+	sb->root_level = root->level;
+	spin_unlock(&fs->root_lock);
+	sb->generation = cpu_to_le64(transid);
+	sb->alloc_copy = copy;
+	sb->alloc_csum = cpu_to_le32(alloc_csum);
+	sb->bytes_used = cpu_to_le64(twig_bytes_used(fs));
+	sb->csum = cpu_to_le32(twig_csum((u8 *)sb + 4, TWIG_SUPER_SIZE - 4));
+	return twig_dev_write(fs, TWIG_SUPER_OFFSET, sb, TWIG_SUPER_SIZE,
+			      REQ_PREFLUSH | REQ_FUA);
+}
+
+/* Steps 2-5 of the commit; no writers are in the transaction. */
+static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
+{
+	u32 alloc_csum;
+	u8 copy;
+	int ret;
+
+	ret = twig_write_dirty_ebs(fs);
+	if (!ret)
+		ret = twig_alloc_write(fs, &copy, &alloc_csum);
+	if (!ret)
+		ret = twig_write_super(fs, transid, copy, alloc_csum);
+	if (ret) {
+		set_bit(TWIG_FS_ERROR, &fs->flags);
+		pr_err("twigfs (%s): commit of transaction %llu failed (%d); refusing further changes\n",
+		       fs->sb ? fs->sb->s_id : "memdev", transid, ret);
+		return ret;
+	}
+	twig_alloc_committed(fs);
+	return 0;
+}
+
+/*
+ * Commit the running transaction, if any.  With @wait false, commit only
+ * if no handle is open (-EAGAIN otherwise), so the caller never waits for
+ * other writers.
+ */
+static int twig_commit(struct twig_fs_info *fs, bool wait)
+{
+	u64 transid;
+	int ret;
+
+	if (wait)
+		mutex_lock(&fs->commit_mutex);
+	else if (!mutex_trylock(&fs->commit_mutex))
+		return -EAGAIN;
+	spin_lock(&fs->trans_lock);
+	transid = fs->running_transid;
+	if (!wait && fs->num_writers)
+		transid = 0;
+	if (transid)
+		fs->commit_blocked = true;
+	spin_unlock(&fs->trans_lock);
+	if (!transid) {
+		mutex_unlock(&fs->commit_mutex);
+		if (test_bit(TWIG_FS_ERROR, &fs->flags))
+			return -EIO;
+		return wait ? 0 : -EAGAIN;
+	}
+
+	wait_event(fs->writer_wait, twig_no_writers(fs));
+	ret = twig_commit_write(fs, transid);
+
+	spin_lock(&fs->trans_lock);
+	if (!ret)
+		fs->generation = transid;
+	fs->running_transid = 0;
+	fs->commit_blocked = false;
+	spin_unlock(&fs->trans_lock);
+	wake_up_all(&fs->join_wait);
+	mutex_unlock(&fs->commit_mutex);
+	return ret;
+}
+
+/* Commit the running transaction, if any.  Never call with a handle held. */
+int twig_commit_transaction(struct twig_fs_info *fs)
+{
+	return twig_commit(fs, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_commit_transaction);
+
+/* ---- setup and teardown of the core ---- */
+
+static int twig_core_check_super(struct twig_fs_info *fs)
+{
+	struct twig_super_block *sb = fs->super_copy;
+	u32 nodesize = le32_to_cpu(sb->nodesize);
+
+	if (le32_to_cpu(sb->sectorsize) != TWIG_SECTORSIZE ||
+	    nodesize < TWIG_MIN_NODESIZE || nodesize > TWIG_MAX_NODESIZE ||
+	    !is_power_of_2(nodesize) || sb->root_level >= TWIG_MAX_LEVEL ||
+	    le64_to_cpu(sb->total_bytes) < TWIG_MIN_DEVICE_BYTES) {
+		pr_err("twigfs (%s): superblock geometry invalid\n",
+		       fs->sb ? fs->sb->s_id : "memdev");
+		return -EUCLEAN;
+	}
+	fs->nodesize = nodesize;
+	fs->sectorsize = TWIG_SECTORSIZE;
+	fs->total_bytes = le64_to_cpu(sb->total_bytes);
+	memcpy(fs->fsid, sb->fsid, sizeof(fs->fsid));
+	fs->generation = le64_to_cpu(sb->generation);
+	return 0;
+}
+
+/*
+ * Everything the core needs at mount, after super.c has read and checked
+ * the superblock into fs->super_copy and chosen fs->lock_ops.
+ */
+int twig_core_open(struct twig_fs_info *fs)
+{
+	int ret;
+
+	spin_lock_init(&fs->root_lock);
+	mutex_init(&fs->commit_mutex);
+	spin_lock_init(&fs->trans_lock);
+	init_waitqueue_head(&fs->join_wait);
+	init_waitqueue_head(&fs->writer_wait);
+	fs->running_transid = 0;
+	fs->num_writers = 0;
+	fs->commit_blocked = false;
+	if (!fs->lock_ops)
+		fs->lock_ops = twig_lock_strategy_get("mutex");
+
+	ret = twig_core_check_super(fs);
+	if (ret)
+		return ret;
+	ret = twig_lock_stats_alloc(fs);
+	if (ret)
+		return ret;
+	ret = twig_eb_cache_init(fs);
+	if (ret)
+		goto free_stats;
+	ret = twig_alloc_init(fs);
+	if (ret)
+		goto free_cache;
+	ret = twig_tree_open(fs);
+	if (ret)
+		goto free_alloc;
+	return 0;
+
+free_alloc:
+	twig_alloc_destroy(fs);
+free_cache:
+	twig_eb_cache_destroy(fs);
+free_stats:
+	twig_lock_stats_free(fs);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_core_open);
+
+/* After the last commit (or after an error, dropping what was not written). */
+void twig_core_close(struct twig_fs_info *fs)
+{
+	twig_tree_close(fs);
+	twig_eb_cache_destroy(fs);
+	twig_alloc_destroy(fs);
+	twig_lock_stats_free(fs);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_core_close);
