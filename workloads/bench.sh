@@ -34,9 +34,9 @@ esac
 all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
 twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
 if [[ ${QUICK:-0} == 1 ]]; then
-	: "${REPEAT:=2}" "${DURATION:=10}" "${NFILES:=40}" "${LOOKUP_SECS:=5}"
+	: "${REPEAT:=2}" "${DURATION:=5}" "${NFILES:=20}" "${LOOKUP_SECS:=3}"
 else
-	: "${REPEAT:=3}" "${DURATION:=30}" "${NFILES:=200}" "${LOOKUP_SECS:=15}"
+	: "${REPEAT:=3}" "${DURATION:=20}" "${NFILES:=100}" "${LOOKUP_SECS:=10}"
 fi
 case $mode in
 bench) : "${CONFIGS:=$all_configs}" ;;

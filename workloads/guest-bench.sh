@@ -54,9 +54,9 @@ fresh_fs() {
 		mkfs.twigfs -q -f "$twigdev" &&
 			mount -t twigfs -o "lock=$2" "$twigdev" "$mnt" ;;
 	ext4)
-		mkfs.ext4 -q -F "$refdev" && mount -t ext4 "$refdev" "$mnt" ;;
+		mkfs.ext4 -q -F -E nodiscard "$refdev" && mount -t ext4 "$refdev" "$mnt" ;;
 	btrfs)
-		mkfs.btrfs -q -f "$refdev" >/dev/null &&
+		mkfs.btrfs -q -f -K "$refdev" >/dev/null &&
 			mount -t btrfs "$refdev" "$mnt" ;;
 	tmpfs) mount -t tmpfs -o size=75% tmpfs "$mnt" ;;
 	*) return 1 ;;

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+"""Host-side tests of workloads/report.py on synthetic results.
+
+    /usr/bin/python3 workloads/tests/test_report.py
+
+Prints a PASS or FAIL line per test and "N passed, M failed" last; exits 1
+on any failure.
+"""
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import report  # noqa: E402
+
+
+def run(workload, config, value, side="A", rep=1, status="ok", **extra):
+    r = {"run": 0, "boot": 1, "side": side, "kernel": side, "workload": workload,
+         "config": config, "rep": rep, "status": status, "value": value,
+         "unit": report.WORKLOADS[workload][1], "kernel_version": "6.1.192",
+         "patches": "0001-x.patch", "config_hash": "abc", "vcpus": "2",
+         "mem_mib": "2048", "accel": "tcg", "twigfs_commit": "deadbeef",
+         "host_load_start": 1.0, "host_load_end": 1.5}
+    r.update(extra)
+    return r
+
+
+def synthetic(mode="bench"):
+    """dbench: spin512 about 2x the baseline (claim reproduced), mutex-owner
+    equal (noise); creates: spin512 +10% with a tight spread (not
+    reproduced); lookup: rwsem 3x; mutex-osq unavailable."""
+    runs = []
+    table = {
+        ("dbench", "mutex-nospin"): [50, 52, 48],
+        ("dbench", "spin512"): [100, 98, 103],
+        ("dbench", "mutex-owner"): [45, 60, 52],
+        ("dbench", "rwsem"): [70, 71, 69],
+        ("dbench", "ext4"): [90, 91, 89],
+        ("create-shared", "mutex-nospin"): [1000, 1002, 998],
+        ("create-shared", "spin512"): [1100, 1101, 1099],
+        ("create-shared", "mutex-owner"): [1000, 1010, 995],
+        ("lookup", "mutex-nospin"): [1000, 1100, 900],
+        ("lookup", "rwsem"): [3000, 3100, 2900],
+    }
+    for (w, c), xs in table.items():
+        for i, x in enumerate(xs):
+            stats = {"lock_stats/write_root_contended": 10.0 * (i + 1),
+                     "lock_stats/write_leaf_contended": 5.0,
+                     "lock_stats/read_root_wait_max_ns": 100.0 + i}
+            runs.append(run(w, c, float(x), rep=i + 1, twigfs_stats=stats,
+                            mutex_stats={"spins": 3.0}, max_latency_ms=10.0))
+    for w in ("dbench", "create-shared", "lookup"):
+        runs.append(run(w, "mutex-osq", None, status="unavailable"))
+    runs.append(run("dbench", "btrfs", None, status="failed: exit 1"))
+    boots = [{"boot": 1, "kernel": "A", "dir": "boot-1-A", "status": "0",
+              "guest": {"uname": "6.1.192", "knob": "present", "cpu_model": "QEMU"},
+              "available": {"mutex-osq": {"available": False, "note": "kernel refused osq"},
+                            "mutex-nospin": {"available": True, "note": ""}},
+              "host_load_start": 1.0, "host_load_end": 2.0}]
+    host = {"mode": mode, "date": "2026-01-01", "twigfs_commit": "deadbeef", "vcpus": "2",
+            "mem_mib": "2048", "accel": "tcg", "repeat": "3", "duration": "20",
+            "clients": "50", "njobs": "50", "nfiles": "100"}
+    return {"host": host, "mode": mode, "boots": boots, "runs": runs}
+
+
+def synthetic_aa():
+    runs = []
+    for i, (a, b) in enumerate([(100, 101), (102, 99), (98, 100), (100, 100)]):
+        runs.append(run("dbench", "ext4", float(a), side="A", rep=i + 1))
+        runs.append(run("dbench", "ext4", float(b), side="B", rep=i + 1))
+    return {"host": {"mode": "aa"}, "mode": "aa", "boots": [], "runs": runs}
+
+
+class Stats(unittest.TestCase):
+    def test_t_quantiles(self):
+        for df, q in ((1, 12.7062), (2, 4.3027), (4, 2.7764), (10, 2.2281), (30, 2.0423)):
+            self.assertAlmostEqual(report.t_ppf(0.975, df), q, places=3)
+        self.assertAlmostEqual(report.t_ppf(0.975, float("inf")), 1.95996, places=3)
+
+    def test_mean_ci(self):
+        m, s, lo, hi = report.mean_ci([1.0, 2.0, 3.0])
+        self.assertAlmostEqual(m, 2.0)
+        self.assertAlmostEqual(s, 1.0)
+        self.assertAlmostEqual(hi - m, 4.3027 / 3 ** 0.5, places=3)
+        self.assertIsNone(report.mean_ci([5.0])[2])
+
+    def test_fieller_brackets_ratio(self):
+        r, lo, hi = report.ratio_ci([100, 102, 98], [150, 155, 145])
+        self.assertAlmostEqual(r, 1.5)
+        self.assertTrue(lo < 1.5 < hi)
+        self.assertTrue(1.3 < lo and hi < 1.7)
+
+    def test_fieller_unbounded(self):
+        r, lo, hi = report.ratio_ci([1, 100, 2], [50, 51, 49])
+        self.assertIsNone(lo)
+
+    def test_fieller_zero_spread(self):
+        self.assertEqual(report.ratio_ci([2, 2], [4, 4]), (2.0, 2.0, 2.0))
+
+    def test_detectable(self):
+        d95, d80 = report.detectable([100, 102, 98], [100, 101, 99])
+        self.assertTrue(0 < d95 < d80 < 0.2)
+
+    def test_judge(self):
+        claim = (1.5, 2.5)
+        self.assertEqual(report.judge(2.0, 1.8, 2.2, claim), "reproduced")
+        self.assertEqual(report.judge(1.1, 1.05, 1.15, claim), "not reproduced")
+        self.assertEqual(report.judge(0.8, 0.7, 0.9, claim), "not reproduced")
+        self.assertEqual(report.judge(1.2, 0.9, 1.6, claim), "not distinguishable from noise")
+        self.assertEqual(report.judge(1.2, None, None, claim), "not distinguishable from noise")
+
+
+class Parsing(unittest.TestCase):
+    def test_dbench(self):
+        v, extra, err = report.parse_output(
+            "dbench", "junk\nThroughput 47.328 MB/sec  50 clients  50 procs  "
+            "max_latency=2321.897 ms\n")
+        self.assertEqual((v, extra["max_latency_ms"], err), (47.328, 2321.897, None))
+
+    def test_fio(self):
+        doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
+                        {"error": 0, "job_runtime": 4000, "write": {"total_ios": 100}}]}
+        v, extra, err = report.parse_output("create-own", "fio: note\n" + json.dumps(doc))
+        self.assertEqual((v, err), (50.0, None))
+
+    def test_lookup(self):
+        v, _, err = report.parse_output(
+            "lookup", "lookups 120319 readdirs 1862 seconds 5.221 ops_per_sec 23400.1\n")
+        self.assertEqual((v, err), (23400.1, None))
+
+    def test_failure(self):
+        self.assertIsNotNone(report.parse_output("dbench", "Segmentation fault")[2])
+
+
+class Render(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def render(self, data):
+        path = os.path.join(self.dir, "results.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        self.assertEqual(report.main(["report.py", "--render", path, "--no-plots"]), 0)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            return f.read()
+
+    def test_bench_report(self):
+        md = self.render(synthetic())
+        self.assertIn("| spin512 | 3 | 100 |", md)
+        self.assertIn("unavailable: kernel refused osq", md)
+        self.assertIn("failed: exit 1", md)
+        dbench = re.search(r"dbench: 2009 claim.*", md).group(0)
+        self.assertRegex(dbench, r"spin512/mutex-nospin = 2\.0\d* .*\*\*reproduced\*\*")
+        self.assertRegex(dbench, r"mutex-owner/mutex-nospin .*not distinguishable from noise")
+        creates = re.search(r"create-shared: 2009 claim.*", md).group(0)
+        self.assertRegex(creates, r"spin512/mutex-nospin = 1\.1 .*\*\*not reproduced\*\*")
+        self.assertRegex(md, r"lookup: Shared read locks: rwsem/mutex-nospin = 3 .*rwsem is faster")
+        # lock statistics, levels summed: write contended = 10*i + 5
+        self.assertRegex(md, r"\| write_contended \| 25 \|")
+        self.assertIn("Fieller", md)
+
+    def test_csv_one_row_per_run(self):
+        data = synthetic()
+        self.render(data)
+        with open(os.path.join(self.dir, "results.csv")) as f:
+            rows = f.read().splitlines()
+        self.assertEqual(len(rows), len(data["runs"]) + 1)
+        for col in ("kernel_version", "patches", "config_hash", "vcpus", "mem_mib",
+                    "accel", "host_load_start", "host_load_end", "twigfs_commit"):
+            self.assertIn(col, rows[0])
+
+    def test_no_baseline(self):
+        data = synthetic()
+        data["runs"] = [r for r in data["runs"] if r["config"] != "mutex-nospin"]
+        md = self.render(data)
+        self.assertIn("cannot be tested", md)
+
+    def test_aa_report(self):
+        md = self.render(synthetic_aa())
+        self.assertRegex(md, r"ext4: B/A = 1 .*not distinguishable from noise; "
+                             r"smallest detectable difference [\d.]+% ")
+
+    def test_plots(self):
+        if not shutil.which("gnuplot"):
+            self.skipTest("no gnuplot")
+        data = synthetic()
+        path = os.path.join(self.dir, "results.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        report.main(["report.py", "--render", path])
+        for w in ("dbench", "create-shared", "lookup"):
+            self.assertTrue(os.path.getsize(os.path.join(self.dir, w + ".png")) > 1000)
+
+
+class Lines(unittest.TextTestResult):
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        print("PASS report-%s" % test._testMethodName)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        print("FAIL report-%s: %s" % (test._testMethodName, err[1]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        print("FAIL report-%s: error %s" % (test._testMethodName, err[1]))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        print("PASS report-%s # SKIP %s" % (test._testMethodName, reason))
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    with open(os.devnull, "w") as null:
+        res = unittest.TextTestRunner(stream=null, resultclass=Lines).run(suite)
+    failed = len(res.failures) + len(res.errors)
+    print("%d passed, %d failed" % (res.testsRun - failed, failed))
+    sys.exit(1 if failed else 0)
