@@ -72,10 +72,10 @@ gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
 # Each kernel is resolved (and built if needed) once, never while another
 # build runs: two builds on a 2-core host would each take twice as long.
 kernel_dir() {
-	while pgrep -f qemu/build-kernel.sh >/dev/null; do
-		echo "bench.sh: waiting for another kernel build" >&2
-		sleep 20
-	done
+	if pgrep -f qemu/build-kernel.sh >/dev/null; then
+		echo "bench.sh: waiting for another kernel build to finish" >&2
+		while pgrep -f qemu/build-kernel.sh >/dev/null; do sleep 10; done
+	fi
 	local flav=()
 	[[ ${FLAVOUR:-default} == debug ]] && flav=(debug)
 	dirname "$("$top/qemu/build-kernel.sh" "${flav[@]}" "$@" | tail -n 1)"
