@@ -40,6 +40,7 @@ start=$SECONDS
 layer tools make -C "$top/mkfs" test
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
+layer persist "$top/scripts/test-persist.sh"
 echo "logs in $logs; took $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Crash consistency across boots: one boot writes and syncs a set of files,
+# writes more without syncing and resets the machine; the host's fsck must
+# find the image clean, and the next boot must find every synced byte.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export QUIET=1 TIMEOUT=${TIMEOUT:-600}
+img=$work/disk.img
+truncate -s 1G "$img"
+"$top/mkfs/mkfs.twigfs" -q "$img"
+
+cat >"$work/write.sh" <<'GUEST'
+set -e
+cd /mnt
+mkdir -p keep/a/b keep/c
+for i in $(seq 1 40); do
+	head -c $((i * 997)) /dev/urandom >keep/a/f$i
+	echo "small $i" >keep/c/s$i
+done
+head -c 3000000 /dev/urandom >keep/big
+ln keep/c/s1 keep/a/b/hard
+ln -s ../c/s2 keep/a/sym
+sync
+find keep -type f | sort | xargs md5sum >/results/sums
+find keep | sort >/results/names
+mkdir lost
+for i in $(seq 1 20); do head -c 5000 /dev/urandom >lost/u$i; done
+echo b >/proc/sysrq-trigger
+GUEST
+
+cat >"$work/check.sh" <<'GUEST'
+cd /mnt || exit 1
+md5sum -c -s /results/sums || { echo "content differs"; exit 1; }
+find keep | sort >/tmp/names
+cmp /tmp/names /results/names || { echo "names differ"; exit 1; }
+[ "$(stat -c %h keep/c/s1)" = 2 ] || { echo "link count"; exit 1; }
+[ "$(readlink keep/a/sym)" = ../c/s2 ] || { echo "symlink"; exit 1; }
+rm -rf lost keep/a
+echo after >keep/after
+GUEST
+
+check() {
+	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+fails=0
+rc=0
+DISK=$img OUT=$work/a "$top/qemu/guest.sh" "$work/write.sh" >"$work/a.log" 2>&1 || rc=$?
+name=persist-write-then-reset
+check test "$rc" = 126 -a -s "$work/a/sums"
+name=persist-fsck-after-reset
+check "$top/mkfs/fsck.twigfs" -n "$img"
+mkdir -p "$work/b"
+cp "$work/a/sums" "$work/a/names" "$work/b/" 2>/dev/null || true
+name=persist-synced-data-survives
+check env DISK="$img" OUT="$work/b" "$top/qemu/guest.sh" "$work/check.sh"
+name=persist-fsck-final
+check "$top/mkfs/fsck.twigfs" -n "$img"
+if ((fails)); then
+	tail -n 20 "$work/a.log" "$work/b/console.log" 2>/dev/null | sed 's/^/    /'
+fi
+((fails == 0))
