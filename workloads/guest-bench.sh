@@ -93,24 +93,31 @@ probe() {
 	done </tmp/configs
 }
 
+# Reset every statistics file the module and kernel offer: any file named
+# *reset* under /sys/fs/twigfs/<dev>/, and mutex_stats (written to reset).
 reset_stats() {
-	for f in /sys/fs/twigfs/*/reset /sys/fs/twigfs/*/*/reset; do
-		[ -e "$f" ] && echo 1 >"$f" 2>/dev/null
+	for d in /sys/fs/twigfs/*/; do
+		[ -d "$d" ] || continue
+		find "$d" -maxdepth 2 -type f -name '*reset*' | while read -r f; do
+			echo 1 >"$f" 2>/dev/null
+		done
 	done
 	[ -e "$mstats" ] && echo 0 >"$mstats" 2>/dev/null
 	return 0
 }
 
-# Every readable one-line file under /sys/fs/twigfs/<dev>/, as "path value".
+# Every readable file under /sys/fs/twigfs/<dev>/ as "== <path>" and its
+# contents (report.py reads one-value files, "name value" lines and tables
+# with a header line), and mutex_stats as it is.
 dump_stats() {
 	: >"$1/twigfs-stats.txt"
 	for d in /sys/fs/twigfs/*/; do
 		[ -d "$d" ] || continue
 		find "$d" -type f | sort | while read -r f; do
-			[ "$(basename "$f")" = reset ] && continue
-			v=$(head -c 200 "$f" 2>/dev/null | tr '\n' ' ') || continue
-			echo "${f#"$d"} $v" >>"$1/twigfs-stats.txt"
-		done
+			case $(basename "$f") in *reset*) continue ;; esac
+			echo "== ${f#"$d"}"
+			head -c 20000 "$f" 2>/dev/null
+		done >>"$1/twigfs-stats.txt"
 	done
 	if [ -r "$mstats" ]; then
 		cat "$mstats" >"$1/mutex-stats.txt"
@@ -198,20 +205,21 @@ say "bench: $(grep -c '^[^ ]* yes' "$R/available.txt") configurations available,
 grep '^[^ ]* no ' "$R/available.txt" | sed 's/^/bench: unavailable: /' | tee -a "$R/progress.log"
 
 total=$(grep -c . "$R/plan.txt")
+runnable=0
+while read -r idx wl cfg rep; do
+	grep -q "^${cfg%%#*} yes" "$R/available.txt" && runnable=$((runnable + 1))
+done <"$R/plan.txt"
 start=$(uptime_s)
 done_runs=0
 while read -r idx wl cfg rep; do
-	now=$(uptime_s)
-	el=$(echo "$now $start" | awk '{printf "%d", $1 - $2}')
-	if [ $done_runs -gt 0 ]; then
-		left="~$(hms $((el * (total - done_runs) / done_runs))) left"
-	else
-		left="~? left"
-	fi
 	if ! grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
 		say "[run $idx/$total] $wl $cfg rep $rep — unavailable, skipped"
-		done_runs=$((done_runs + 1))
 		continue
+	fi
+	el=$(echo "$(uptime_s) $start" | awk '{printf "%d", $1 - $2}')
+	left="~? left"
+	if [ $done_runs -gt 0 ]; then
+		left="~$(hms $((el * (runnable - done_runs) / done_runs))) left"
 	fi
 	say "[run $idx/$total] $wl $cfg rep $rep — elapsed $(hms "$el"), $left"
 	one_run "$idx" "$wl" "$cfg" "$rep" </dev/null

@@ -241,12 +241,44 @@ def parse_output(workload, text):
     return None, {}, "unknown workload"
 
 
+def parse_stats_block(name, lines, stats):
+    """One statistics file: a single value, "name value" lines, or a table
+    whose header line names the numeric columns ("class mode acquired ...");
+    table rows become "<row words>_<column>"."""
+    rows = [ln.split() for ln in lines if ln.strip()]
+    if len(rows) == 1 and len(rows[0]) == 1 and num(rows[0][0]) is not None:
+        stats[name] = num(rows[0][0])
+        return
+    header = None
+    for r in rows:
+        nums = [num(t) for t in r]
+        if not any(x is not None for x in nums):
+            if len(r) >= 3:
+                header = r
+            continue
+        if len(r) == 2 and nums[1] is not None and nums[0] is None:
+            stats[r[0]] = nums[1]
+        elif header and len(r) == len(header):
+            words = [t for t, x in zip(r, nums) if x is None]
+            for col, t, x in zip(header, r, nums):
+                if x is not None:
+                    stats["_".join(words + [col])] = x
+
+
 def read_stats(path):
+    """Counters from a twigfs-stats.txt ("== file" sections) or a plain
+    "name value" file such as mutex_stats."""
     stats = {}
+    name, block = None, []
     for line in read_text(path).splitlines():
-        parts = line.split()
-        if len(parts) == 2 and num(parts[1]) is not None:
-            stats[parts[0]] = num(parts[1])
+        if line.startswith("== "):
+            if block:
+                parse_stats_block(name, block, stats)
+            name, block = line[3:].strip(), []
+        else:
+            block.append(line)
+    if block:
+        parse_stats_block(name or os.path.basename(path), block, stats)
     return stats
 
 
@@ -387,11 +419,20 @@ def baseline_for(data, workload, side):
 
 
 def collapse_stats(stats):
-    """Sum twigfs per-level lock counters over levels (max for maxima)."""
+    """Sum twigfs lock counters over tree levels (max for maxima): a key
+    naming a level (root, internal, leaf) and a mode (read, write) becomes
+    "<mode>_<rest>"."""
     out = {}
+    levels, modes = {"root", "internal", "leaf"}, {"read", "write"}
     for k, v in stats.items():
-        m = re.match(r"(?:.*/)?(read|write)_(?:root|internal|leaf)_(\w+)$", k)
-        key = "%s_%s" % (m.group(1), m.group(2)) if m else k
+        toks = re.split(r"[_/]", k)
+        mode = [t for t in toks if t in modes]
+        if mode and any(t in levels for t in toks):
+            rest = [t for t in toks if t not in levels and t not in modes
+                    and t not in ("lock", "stats")]
+            key = "_".join(mode[:1] + rest)
+        else:
+            key = k
         if "max" in key:
             out[key] = max(out.get(key, 0.0), v)
         else:

@@ -132,6 +132,21 @@ class Parsing(unittest.TestCase):
             "lookup", "lookups 120319 readdirs 1862 seconds 5.221 ops_per_sec 23400.1\n")
         self.assertEqual((v, err), (23400.1, None))
 
+    def test_lock_stats_table(self):
+        path = os.path.join(tempfile.mkdtemp(), "twigfs-stats.txt")
+        with open(path, "w") as f:
+            f.write("== lock\nmutex\n== lock_stats\nstrategy mutex\n"
+                    "class mode acquired contended max_wait_ns\n"
+                    "root read 10 2 7\nleaf read 5 1 9\nroot write 3 0 1\n"
+                    "== mutex_stats_like\nspins 4\n")
+        s = report.read_stats(path)
+        shutil.rmtree(os.path.dirname(path))
+        self.assertEqual(s["root_read_acquired"], 10)
+        self.assertEqual(s["spins"], 4)
+        c = report.collapse_stats(s)
+        self.assertEqual((c["read_acquired"], c["read_max_wait_ns"], c["write_acquired"]),
+                         (15, 9, 3))
+
     def test_failure(self):
         self.assertIsNotNone(report.parse_output("dbench", "Segmentation fault")[2])
 
