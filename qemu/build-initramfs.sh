@@ -54,6 +54,14 @@ install -D -m 0755 "$top/qemu/guest/init" "$over/init"
 for f in "$top"/qemu/guest/*.sh "$top"/qemu/tests/*.sh; do
 	[[ -e $f ]] && install -D -m 0755 "$f" "$over/twig/$(basename "$f")"
 done
+# Small test programs for what busybox cannot do, static so they need no
+# libraries in the guest.
+for c in "$top"/qemu/tests/*.c; do
+	[[ -e $c ]] || continue
+	mkdir -p "$over/twig"
+	cc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o \
+		"$over/twig/$(basename "$c" .c)" "$c"
+done
 for t in mkfs.twigfs fsck.twigfs twigfs-dump; do
 	[[ -x $top/mkfs/$t ]] || continue
 	copy_with_libs "$top/mkfs/$t" "$over" "/usr/sbin/$t"
