@@ -471,10 +471,12 @@ def verdict(data, workload, side):
     avail = availability(data)
     if workload == "lookup":
         rw = values(runs, workload, "rwsem", side)
+        bname = baseline_for(data, workload, side) or BASELINE
+        base = values(runs, workload, bname, side)
         if not base or not rw:
             why = avail.get(BASELINE if not base else "rwsem", (False, "no runs"))[1]
-            return ("Shared read locks (rwsem vs %s) cannot be judged in this run: %s."
-                    % (BASELINE, why or "no successful runs"))
+            return ("Shared read locks (rwsem vs an exclusive mutex) cannot be judged in "
+                    "this run: %s." % (why or "no successful runs"))
         r, lo, hi = ratio_ci(base, rw)
         word = judge(r, lo, hi, (1.0, float("inf")))
         if word == "reproduced":
@@ -482,7 +484,7 @@ def verdict(data, workload, side):
         elif word == "not reproduced":
             word = "rwsem is slower"
         return ("Shared read locks: rwsem/%s = %s (95%% CI %s, n=%d/%d): %s."
-                % (BASELINE, fmt(r), fmt_ci(lo, hi), len(rw), len(base), word))
+                % (bname, fmt(r), fmt_ci(lo, hi), len(rw), len(base), word))
     if claim is None:
         return ""
     if not base:
