@@ -72,9 +72,7 @@ gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
 # Each kernel is resolved (and built if needed) once, never while another
 # build runs: two builds on a 2-core host would each take twice as long.
 kernel_dir() {
-	# NOWAIT=1 skips this, for a kernel known to be cached (the numbers then
-	# carry the other build's load: see the host load columns).
-	if [[ ${NOWAIT:-0} != 1 ]] && pgrep -f qemu/build-kernel.sh >/dev/null; then
+	if pgrep -f qemu/build-kernel.sh >/dev/null; then
 		echo "bench.sh: waiting for another kernel build to finish" >&2
 		while pgrep -f qemu/build-kernel.sh >/dev/null; do sleep 10; done
 	fi
