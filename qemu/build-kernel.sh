@@ -51,6 +51,19 @@ if [[ -f $dir/built ]]; then
 	exit 0
 fi
 
+# One build at a time: a second caller waits, then finds the tree built.
+mkdir -p "$cache"
+exec 8>"$cache/kernel-build.lock"
+if ! flock -n 8; then
+	echo "kernel: waiting for another kernel build to finish" >&2
+	flock 8
+fi
+if [[ -f $dir/built ]]; then
+	echo "kernel: cached $dir" >&2
+	echo "$tree"
+	exit 0
+fi
+
 start=$SECONDS
 echo "kernel: building $flavour flavour in $dir" >&2
 rm -rf "$dir"
