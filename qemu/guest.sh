@@ -32,6 +32,8 @@ make -s -C "$top/mkfs" >&2
 # twigfs.ko first: the guest's init loads it.
 mods=$(build_module "${FS_SRC:-$top/fs}" |
 	awk '/\/twigfs\.ko$/ {t = $0; next} {r = r " " $0} END {printf "%s%s", t, r}')
+# Modules of the kernel itself (the mutex spin-policy KUnit test).
+mods+=" $(find "$tree" -name '*.ko' -not -path '*/modules/*' | sort | tr '\n' ' ')"
 for m in ${EXTRA_MODULES:-}; do
 	mods+=" $(build_module "$m" | tr '\n' ' ')"
 done

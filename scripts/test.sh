@@ -38,6 +38,7 @@ layer() {
 
 start=$SECONDS
 layer tools make -C "$top/mkfs" test
+layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
 layer persist "$top/scripts/test-persist.sh"

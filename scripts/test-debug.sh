@@ -1,0 +1,18 @@
+#!/bin/bash
+# The debug layer of `make test`: the concurrency test under all five lock
+# configurations on the lockdep + KASAN kernel.  Any lockdep or KASAN report
+# fails the boot (run.sh), and with it this layer.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+export QUIET=1 MOUNT=0 FLAVOUR=debug TIMEOUT=${TIMEOUT:-2400}
+export DISK_SIZE=2G
+job=$(mktemp)
+trap 'rm -f "$job"' EXIT
+cat >"$job" <<'GUEST'
+mkfs.twigfs -q -f /dev/vda || exit 1
+ROUNDS=${ROUNDS:-40} sh /twig/lock-matrix.sh /twig/test-vfs-concurrency.sh
+GUEST
+OUT=$(mktemp -d) "$top/qemu/guest.sh" "$job" 2>&1 |
+	sed -n 's/^\(PASS\|FAIL\|==\) /&/p; /^run.sh: /p'
+exit "${PIPESTATUS[0]}"
