@@ -802,7 +802,6 @@ static int twig_write_begin(struct file *file, struct address_space *mapping,
 	struct inode *inode = mapping->host;
 	struct twig_fs_info *fs = twig_isb(inode);
 	pgoff_t index = pos >> PAGE_SHIFT;
-	unsigned int from = pos & (PAGE_SIZE - 1);
 	struct page *page;
 	int ret;
 
@@ -822,7 +821,8 @@ static int twig_write_begin(struct file *file, struct address_space *mapping,
 
 	if (!PageUptodate(page) && len != PAGE_SIZE) {
 		if ((u64)index << PAGE_SHIFT >= i_size_read(inode)) {
-			zero_user_segments(page, 0, from, from + len, PAGE_SIZE);
+			/* all of it: a short copy must not expose old memory */
+			zero_user(page, 0, PAGE_SIZE);
 		} else {
 			ret = twig_fill_page(inode, page);
 			if (ret) {

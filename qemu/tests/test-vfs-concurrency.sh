@@ -1,7 +1,9 @@
 #!/bin/sh
 # Several processes creating, renaming, unlinking and writing in one
 # directory and in many, under every lock strategy; fsck after each.
-. "$(dirname "$0")/twig-lib.sh"
+L=$(dirname "$0")/twig-lib.sh
+[ -f "$L" ] || L=/twig/twig-lib.sh
+. "$L"
 
 NPROC=${NPROC:-6}
 ROUNDS=${ROUNDS:-150}

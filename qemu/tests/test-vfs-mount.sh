@@ -1,6 +1,8 @@
 #!/bin/sh
 # Mount options, refused mounts, sysfs, statfs, show_options.
-. "$(dirname "$0")/twig-lib.sh"
+L=$(dirname "$0")/twig-lib.sh
+[ -f "$L" ] || L=/twig/twig-lib.sh
+. "$L"
 cd / || exit 1
 umount "$MNT" 2>/dev/null
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Persistence: a tree with known content survives umount/mount and a module
 # reload with every byte, name, mode, size, link count and time intact.
-. "$(dirname "$0")/twig-lib.sh"
+L=$(dirname "$0")/twig-lib.sh
+[ -f "$L" ] || L=/twig/twig-lib.sh
+. "$L"
 cd "$MNT" || exit 1
 
 mkdir -p top/a/b top/c

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Smoke runs: dbench -t 30 10 and 8 parallel fio jobs creating 4 KiB files.
-. "$(dirname "$0")/twig-lib.sh"
+L=$(dirname "$0")/twig-lib.sh
+[ -f "$L" ] || L=/twig/twig-lib.sh
+. "$L"
 cd "$MNT" || exit 1
 
 if command -v dbench >/dev/null; then

@@ -6,6 +6,7 @@ DEV=${TWIG_DEV:-/dev/vda}
 OPTS=${TWIG_OPTS:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 HELPER=$HERE/twig-helper
+[ -x "$HELPER" ] || HELPER=/twig/twig-helper
 T=$(basename "$0" .sh)
 T=${T#test-}
 nfail=0
