@@ -226,6 +226,7 @@ u64 twig_bytes_free(struct twig_fs_info *fs)
 {
 	return READ_ONCE(fs->free_sectors) << TWIG_SECTOR_SHIFT;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_bytes_free);
 
 u64 twig_bytes_avail(struct twig_fs_info *fs)
 {
@@ -355,3 +356,4 @@ int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid)
 	*objectid = id;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_new_objectid);

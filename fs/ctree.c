@@ -35,8 +35,8 @@
  *   the parent stays locked (and so on up while slots are 0).
  *
  * Read-only searches take read locks everywhere.  Modifying searches
- * write-lock levels up to write_lock_level (1 for inserts, 2 for deletes,
- * 0 for in-place changes) and read-lock above it; when a higher node turns
+ * write-lock levels up to write_lock_level (1 for inserts and deletes, 0
+ * for in-place changes) and read-lock above it; when a higher node turns
  * out to need a change (CoW at the start of a transaction, a split, a
  * merge), the search releases everything and restarts with a higher
  * write_lock_level.  So the root is write-locked only when it really
@@ -817,12 +817,15 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 
 	if (WARN_ON_ONCE(cow && !trans) || WARN_ON_ONCE(!cow && ins_len))
 		return -EINVAL;
-	if (ins_len < 0) {
+	/*
+	 * btrfs write-locks two levels for deletes; here a delete starts like
+	 * an insert (the leaf and its parent) and restarts with more only if
+	 * a node above really has to change (twig_prepare_node()).  The
+	 * leaf's parent stays locked for twig_balance_leaf().
+	 */
+	wll = ins_len != 0;
+	if (ins_len < 0)
 		lowest_unlock = 2;
-		wll = 2;
-	} else {
-		wll = ins_len > 0;
-	}
 	if (!cow)
 		wll = -1;
 again:

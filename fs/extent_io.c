@@ -35,6 +35,7 @@ u32 twig_csum(const void *data, size_t len)
 {
 	return ~crc32c(TWIG_CSUM_SEED, data, len);
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_csum);
 
 static const char *twig_fs_name(struct twig_fs_info *fs)
 {
@@ -137,6 +138,7 @@ int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len)
 		return twig_memdev_rw(fs, bytenr, buf, len, false);
 	return twig_bdev_rw(fs, bytenr, buf, len, REQ_OP_READ);
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_dev_read);
 
 /* @flags: extra REQ_* flags, e.g. REQ_PREFLUSH | REQ_FUA for the super. */
 int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
@@ -147,6 +149,7 @@ int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 	return twig_bdev_rw(fs, bytenr, (void *)buf, len,
 			    REQ_OP_WRITE | REQ_SYNC | flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_dev_write);
 
 int twig_dev_flush(struct twig_fs_info *fs)
 {

@@ -61,6 +61,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <kunit/visibility.h>
 
 #include "locking.h"
 
@@ -204,6 +205,7 @@ const struct twig_lock_ops *twig_lock_strategy_get(const char *name)
 			return twig_lock_strategies[i];
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_lock_strategy_get);
 
 void twig_eb_lock_init(struct twig_eb *eb)
 {
@@ -383,6 +385,7 @@ ssize_t twig_lock_stats_show(struct twig_fs_info *fs, char *buf)
 	kfree(sum);
 	return len;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_lock_stats_show);
 
 /* Racy against concurrent increments by design: reset between runs. */
 void twig_lock_stats_reset(struct twig_fs_info *fs)
