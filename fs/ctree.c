@@ -218,10 +218,27 @@ static void twig_set_root(struct twig_fs_info *fs, struct twig_eb *eb)
 	twig_eb_get(eb);
 	spin_lock(&fs->root_lock);
 	old = fs->root;
-	WRITE_ONCE(fs->root, eb);
+	smp_store_release(&fs->root, eb);	/* pairs with twig_get_root() */
 	WRITE_ONCE(fs->root_level, eb->level);
 	spin_unlock(&fs->root_lock);
 	twig_eb_put(old);
+}
+
+/*
+ * A reference to the current root without any shared lock: ebs are freed
+ * after an RCU grace period, and a root whose count already dropped to
+ * zero has been replaced, so reading the pointer again makes progress.
+ */
+static struct twig_eb *twig_get_root(struct twig_fs_info *fs)
+{
+	struct twig_eb *eb;
+
+	rcu_read_lock();
+	do {
+		eb = smp_load_acquire(&fs->root);	/* pairs with twig_set_root() */
+	} while (!refcount_inc_not_zero(&eb->refs));
+	rcu_read_unlock();
+	return eb;
 }
 
 static bool twig_is_root(struct twig_fs_info *fs, struct twig_eb *eb)
@@ -230,8 +247,8 @@ static bool twig_is_root(struct twig_fs_info *fs, struct twig_eb *eb)
 }
 
 /*
- * Lock the root: take a reference under root_lock, lock, and make sure it
- * is still the root (only the holder of its write lock replaces it).
+ * Lock the root: take a reference, lock, and make sure it is still the
+ * root (only the holder of its write lock replaces it).
  */
 static int twig_lock_root(struct twig_fs_info *fs, struct twig_path *p,
 			  int write_lock_level)
@@ -239,10 +256,7 @@ static int twig_lock_root(struct twig_fs_info *fs, struct twig_path *p,
 	struct twig_eb *eb;
 
 	for (;;) {
-		spin_lock(&fs->root_lock);
-		eb = fs->root;
-		twig_eb_get(eb);
-		spin_unlock(&fs->root_lock);
+		eb = twig_get_root(fs);
 		if (eb->level <= write_lock_level)
 			twig_tree_lock(eb);
 		else

@@ -348,6 +348,12 @@ static int twig_verify_eb(struct twig_fs_info *fs, struct twig_eb *eb,
 	struct twig_header *h = twig_eb_header(eb);
 	u32 csum = twig_csum(eb->data + 4, fs->nodesize - 4);
 	u64 gen = le64_to_cpu(h->generation);
+	/*
+	 * A block the running commit has just written may be evicted and
+	 * read back before fs->generation moves: allow the committing one.
+	 */
+	u64 newest = max(READ_ONCE(fs->generation),
+			 READ_ONCE(fs->running_transid));
 
 	if (le32_to_cpu(h->csum) != csum) {
 		twig_eb_err(fs, eb->start, "checksum %08x, expected %08x",
@@ -363,11 +369,10 @@ static int twig_verify_eb(struct twig_fs_info *fs, struct twig_eb *eb,
 		twig_eb_err(fs, eb->start, "fsid mismatch");
 		return -EUCLEAN;
 	}
-	if (gen > fs->generation ||
-	    (parent_transid && gen != parent_transid)) {
+	if (gen > newest || (parent_transid && gen != parent_transid)) {
 		twig_eb_err(fs, eb->start,
-			    "generation %llu, expected %llu (committed %llu)",
-			    gen, parent_transid, fs->generation);
+			    "generation %llu, expected %llu (newest %llu)",
+			    gen, parent_transid, newest);
 		return -EUCLEAN;
 	}
 	if (h->level != eb->level) {

@@ -12,11 +12,12 @@
  *    lock never waits for a commit (it holds a handle, and the commit waits
  *    for it instead).
  *
- * 2. fs->root_lock (a spinlock) protects only the fs->root pointer.  It is
- *    never held while sleeping and never while taking a tree lock: a search
- *    takes a reference to the root under it, drops it, locks the node and
- *    then checks that the node is still the root (retrying if not).  Only the
- *    holder of the root's write lock changes fs->root.
+ * 2. fs->root_lock (a spinlock) serializes only updates of the fs->root
+ *    pointer, and only the holder of the root's write lock makes them.  It
+ *    is never held while taking a tree lock.  Searches take no shared lock
+ *    to find the root: a reference under RCU (ebs are freed after a grace
+ *    period), then the node's lock, then a check that the node is still
+ *    the root (retrying if not).
  *
  * 3. Tree locks are taken top-down: a parent before its child.  A task never
  *    waits for a lock above one it holds; to go up (next leaf, retries) it

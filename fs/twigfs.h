@@ -115,7 +115,7 @@ struct twig_fs_info {
 	/*
 	 * The tree root.  @root is changed only by a task holding the old
 	 * root's write lock, under @root_lock; searches take a reference under
-	 * @root_lock, lock the node, and recheck that it is still the root.
+	 * RCU, lock the node, and recheck that it is still the root.
 	 */
 	spinlock_t root_lock;
 	struct twig_eb *root;
