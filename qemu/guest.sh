@@ -22,10 +22,14 @@ build_module() {
 	local src=$1 dst
 	dst=$(dirname "$tree")/modules/$(basename "$src")
 	mkdir -p "$dst"
+	# Two callers building the same copy at once would link a broken .ko.
+	exec 7>"$dst/.lock"
+	flock 7
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		"$src/" "$dst/src/"
 	make -s -C "$tree" M="$dst/src" -j"$(nproc)" modules >&2
 	find "$dst/src" -maxdepth 1 -name '*.ko' | sort
+	exec 7>&-
 }
 
 make -s -C "$top/mkfs" >&2
