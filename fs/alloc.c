@@ -73,7 +73,6 @@ static void twig_set_range(struct twig_fs_info *fs, u64 start, u64 n)
 		__set_bit_le(i, fs->alloc_busy);
 	}
 	fs->free_sectors -= n;
-	fs->used_sectors += n;
 }
 
 /*
@@ -108,7 +107,6 @@ static void twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 				 !test_bit_le(i, fs->alloc_working)))
 			continue;
 		__clear_bit_le(i, fs->alloc_working);
-		fs->used_sectors--;
 		if (test_bit_le(i, fs->alloc_committed)) {
 			fs->pinned_sectors++;
 		} else {
@@ -216,9 +214,15 @@ void twig_release_meta(struct twig_trans *trans)
 	spin_unlock(&fs->alloc_lock);
 }
 
+/* Set in the working bitmap: everything neither free nor pinned. */
 u64 twig_bytes_used(struct twig_fs_info *fs)
 {
-	return READ_ONCE(fs->used_sectors) << TWIG_SECTOR_SHIFT;
+	u64 used;
+
+	spin_lock(&fs->alloc_lock);
+	used = fs->alloc_nbits - fs->free_sectors - fs->pinned_sectors;
+	spin_unlock(&fs->alloc_lock);
+	return used << TWIG_SECTOR_SHIFT;
 }
 
 /* Free in both bitmaps, i.e. not counting blocks pinned until commit. */
@@ -320,7 +324,6 @@ int twig_alloc_init(struct twig_fs_info *fs)
 	memcpy(fs->alloc_working, fs->alloc_committed, fs->alloc_map_bytes);
 	memcpy(fs->alloc_busy, fs->alloc_committed, fs->alloc_map_bytes);
 	used = memweight(fs->alloc_committed, fs->alloc_map_bytes);
-	fs->used_sectors = used;
 	fs->free_sectors = fs->alloc_nbits - used;
 	fs->pinned_sectors = 0;
 	fs->meta_reserved = 0;

@@ -160,7 +160,6 @@ struct twig_fs_info {
 	u64 alloc_hint_data;		/* next sector to try, data */
 	u64 free_sectors;		/* clear in both bitmaps */
 	u64 pinned_sectors;		/* set in committed, clear in working */
-	u64 used_sectors;		/* set in working */
 	u64 meta_reserved;		/* bytes promised to open handles */
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */

@@ -652,6 +652,53 @@ static void tk_corrupt(struct kunit *test)
 	tk_fs_free(fs);
 }
 
+/*
+ * The shrinker drops clean, unused ebs (never dirty ones or the root); the
+ * tree reads them back, verified, on the next search.
+ */
+static void tk_shrink(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	struct shrinker *s = &fs->eb_shrinker;
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	u16 *model = tk_model(test);
+	unsigned long before, freed;
+	u64 i;
+
+	for (i = 0; i < 20000; i++) {
+		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 8), 0);
+		model[i] = 9;
+	}
+	/*
+	 * Dirty ebs are held by the dirty list: the only one to drop is the
+	 * first root leaf, replaced by its CoW copy (its block is pinned).
+	 */
+	sc.nr_to_scan = ULONG_MAX;
+	KUNIT_EXPECT_EQ(test, s->scan_objects(s, &sc), 1UL);
+
+	KUNIT_ASSERT_EQ(test, twig_commit_transaction(fs), 0);
+	before = s->count_objects(s, &sc);
+	sc.nr_to_scan = ULONG_MAX;
+	freed = s->scan_objects(s, &sc);
+	KUNIT_EXPECT_EQ(test, freed, before - 1);	/* all but the root */
+	KUNIT_EXPECT_EQ(test, s->count_objects(s, &sc), 1UL);
+	tk_compare(test, fs, model, TK_NKEYS);
+
+	for (i = 0; i < 20000; i += 2) {
+		KUNIT_ASSERT_EQ(test, tk_delete(fs, i), 0);
+		model[i] = 0;
+		if (i % 4000 == 0) {
+			sc.nr_to_scan = 64;
+			s->scan_objects(s, &sc);
+		}
+	}
+	tk_compare(test, fs, model, TK_NKEYS);
+	tk_remount(test, fs);
+	tk_compare(test, fs, model, TK_NKEYS);
+	vfree(model);
+	tk_fs_free(fs);
+}
+
 /* ---- concurrency: writers on their own ranges, readers, commits ---- */
 
 #define TK_THREADS	4
@@ -766,6 +813,7 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_cow),
 	KUNIT_CASE(tk_resize),
 	KUNIT_CASE(tk_corrupt),
+	KUNIT_CASE(tk_shrink),
 	KUNIT_CASE(tk_failed_alloc),
 	KUNIT_CASE(tk_reverse),
 	KUNIT_CASE(tk_ordered),
