@@ -25,7 +25,8 @@ build_module() {
 	# Two callers building the same copy at once would link a broken .ko.
 	exec 7>"$dst/.lock"
 	flock 7
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
 		"$src/" "$dst/src/"
 	make -s -C "$tree" M="$dst/src" -j"$(nproc)" modules >&2
 	find "$dst/src" -maxdepth 1 -name '*.ko' | sort
