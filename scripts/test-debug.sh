@@ -13,6 +13,9 @@ cat >"$job" <<'GUEST'
 mkfs.twigfs -q -f /dev/vda || exit 1
 ROUNDS=${ROUNDS:-40} sh /twig/lock-matrix.sh /twig/test-vfs-concurrency.sh
 GUEST
-OUT=$(mktemp -d) "$top/qemu/guest.sh" "$job" 2>&1 |
-	sed -n 's/^\(PASS\|FAIL\|==\) /&/p; /^run.sh: /p'
-exit "${PIPESTATUS[0]}"
+out=${TEST_LOGS:-$(mktemp -d)}/debug-boot	# console.log stays for reading
+mkdir -p "$out"
+rc=0
+OUT=$out "$top/qemu/guest.sh" "$job" || rc=$?
+grep -E '^(PASS|FAIL|==) ' "$out/console.log" || true
+exit "$rc"

@@ -5,6 +5,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 export QUIET=1 MOUNT=0 TIMEOUT=${TIMEOUT:-2400}
-OUT=$(mktemp -d) "$top/qemu/guest.sh" "$top/qemu/guest/run-tests.sh" 2>&1 |
-	sed -n 's/^\(PASS\|FAIL\|==\) /&/p; /^run.sh: /p'
-exit "${PIPESTATUS[0]}"
+out=${TEST_LOGS:-$(mktemp -d)}/guest-boot	# console.log stays for reading
+mkdir -p "$out"
+rc=0
+OUT=$out "$top/qemu/guest.sh" "$top/qemu/guest/run-tests.sh" || rc=$?
+grep -E '^(PASS|FAIL|==) |^ *# ' "$out/console.log" || true
+exit "$rc"

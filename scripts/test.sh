@@ -10,6 +10,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=${TWIG_CACHE:-$HOME/.cache/twigfs}/runs/test-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$logs"
+export TEST_LOGS=$logs
 passed=0
 failed=0
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Guest side of `make test`: run every /twig/test-*.sh on a fresh twigfs at
-# /mnt, check the disk with fsck.twigfs after each, then the KUnit suites.
+# Guest side of `make test`: the KUnit suites, then every /twig/test-*.sh on
+# a fresh twigfs at /mnt, with fsck.twigfs on the disk after each.
 # Prints PASS/FAIL lines; the host counts them.
 dev=${TWIG_DEV:-/dev/vda}
 mnt=${TWIG_MNT:-/mnt}
@@ -11,6 +11,23 @@ fresh_fs() {
 	mkfs.twigfs -q -f "$dev" && mount -t twigfs "$dev" "$mnt"
 }
 
+# KUnit suites first, while the guest is quiet (the mutex spin-policy test
+# measures whether a waiter spins): modules named *kunit*.ko print KTAP to
+# the kernel log when loaded; every test case line is counted, and the
+# suites' diagnostics ("# ..." lines) are shown.
+for k in /lib/twigfs/*kunit*.ko; do
+	[ -e "$k" ] || continue
+	dmesg -c >/dev/null
+	insmod "$k" || echo "FAIL $(basename "$k"): insmod failed"
+	dmesg | sed -n 's/^\[[ 0-9.]*\] //p' >/tmp/kunit.out
+	grep '^ *# ' /tmp/kunit.out
+	# Indented lines are test cases; the unindented one sums the suite.
+	grep -v '# SKIP' /tmp/kunit.out |
+		sed -n 's/^ \{1,\}ok [0-9]* \(- \)\{0,1\}\(.*\)$/PASS kunit-\2/p;
+			s/^ \{1,\}not ok [0-9]* \(- \)\{0,1\}\(.*\)$/FAIL kunit-\2/p'
+	grep -q '^ *not ok' /tmp/kunit.out && rc=1
+	rmmod "$k" 2>/dev/null
+done
 for t in /twig/test-*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -38,18 +55,4 @@ for t in /twig/test-*.sh; do
 	fi
 done
 
-# KUnit suites: modules named *kunit*.ko print KTAP to the kernel log when
-# loaded; every test case line is counted.
-for k in /lib/twigfs/*kunit*.ko; do
-	[ -e "$k" ] || continue
-	dmesg -c >/dev/null
-	insmod "$k" || echo "FAIL $(basename "$k"): insmod failed"
-	dmesg | sed -n 's/^\[[ 0-9.]*\] //p' >/tmp/kunit.out
-	# Indented lines are test cases; the unindented one sums the suite.
-	grep -v '# SKIP' /tmp/kunit.out |
-		sed -n 's/^ \{1,\}ok [0-9]* \(- \)\{0,1\}\(.*\)$/PASS kunit-\2/p;
-			s/^ \{1,\}not ok [0-9]* \(- \)\{0,1\}\(.*\)$/FAIL kunit-\2/p'
-	grep -q '^ *not ok' /tmp/kunit.out && rc=1
-	rmmod "$k" 2>/dev/null
-done
 exit $rc
