@@ -40,10 +40,7 @@
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
 #else
-#include <assert.h>
-#ifndef __packed
-#define __packed __attribute__((__packed__))
-#endif
+#include <assert.h>	/* static_assert; the includer defines __packed */
 #endif
 
 #define TWIG_MAGIC		0x5F5346474957545FULL	/* "_TWIGFS_" */

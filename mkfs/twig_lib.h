@@ -14,6 +14,10 @@
 #include <stdio.h>
 #include <endian.h>
 
+/* The kernel's spelling of the attribute, which the format header uses. */
+#ifndef __packed
+#define __packed __attribute__((__packed__))
+#endif
 #include "../fs/format.h"
 
 #define TWIG_BITMAP_BIT(nr)	((uint8_t)(1u << ((nr) % 8)))

@@ -8,6 +8,7 @@
 #include <linux/string.h>
 
 static char *mode = "oops";
+static int *twig_oops_target;	/* NULL: the compiler cannot see it stays so */
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "oops or warn");
 
@@ -17,7 +18,7 @@ static int __init twig_oops_init(void)
 		WARN(1, "twig_oops: warning on purpose\n");
 		return 0;
 	}
-	*(volatile int *)NULL = 1;
+	WRITE_ONCE(*twig_oops_target, 1);
 	return 0;
 }
 
