@@ -19,8 +19,27 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define TK_NODESIZE	4096
 #define TK_DEV_BYTES	(256ULL << 20)
-#define TK_NKEYS	100000
+#define TK_NKEYS	100000	/* the model's size: the most keys a test uses */
 #define TK_TYPE		TWIG_EXTENT_DATA_KEY
+
+/*
+ * Keys for the big tests: 100k by default.  Lockdep and KASAN make the
+ * tree about 15x slower in a TCG guest, and a case that runs longer than
+ * the guest's hung-task timeout (30 s) gets insmod, which waits for it,
+ * reported; so debug kernels use a fifth, unless nkeys= says otherwise.
+ */
+static unsigned int nkeys;
+module_param(nkeys, uint, 0444);
+MODULE_PARM_DESC(nkeys, "keys in the large tests (default 100000, 20000 on debug kernels)");
+
+static u64 tk_nkeys(void)
+{
+	if (nkeys)
+		return clamp_t(u64, nkeys, 1000, TK_NKEYS);
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING) || IS_ENABLED(CONFIG_KASAN))
+		return TK_NKEYS / 5;
+	return TK_NKEYS;
+}
 
 /* ---- an in-memory filesystem ---- */
 
@@ -330,10 +349,11 @@ static void tk_ordered(struct kunit *test)
 {
 	struct twig_fs_info *fs = tk_fs(test);
 	u16 *model = tk_model(test);
+	u64 n = tk_nkeys();
 	struct tk_walk w;
 	u64 i;
 
-	for (i = 0; i < TK_NKEYS; i++) {
+	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 8), 0);
 		model[i] = 9;
 		if (i % 10000 == 9999)
@@ -341,23 +361,23 @@ static void tk_ordered(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, tk_insert(fs, 5, 8), -EEXIST);
 	tk_walk(test, fs, &w);
-	KUNIT_EXPECT_EQ(test, w.items, (u64)TK_NKEYS);
+	KUNIT_EXPECT_EQ(test, w.items, n);
 	KUNIT_EXPECT_GE(test, w.max_level, 2);
-	kunit_info(test, "100k ordered: %llu leaves, %llu nodes, root level %d",
-		   w.leaves, w.nodes, w.max_level);
+	kunit_info(test, "%llu ordered: %llu leaves, %llu nodes, root level %d",
+		   n, w.leaves, w.nodes, w.max_level);
 	tk_compare(test, fs, model, TK_NKEYS);
 
 	tk_remount(test, fs);
 	tk_compare(test, fs, model, TK_NKEYS);
 
 	/* delete from the front: slot 0 and key fix-ups all the way up */
-	for (i = 0; i < TK_NKEYS; i++) {
+	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_EQ(test, tk_delete(fs, i), 0);
 		model[i] = 0;
 		if (i % 10000 == 9999) {
 			KUNIT_ASSERT_EQ(test, twig_commit_transaction(fs), 0);
 			tk_walk(test, fs, &w);
-			KUNIT_EXPECT_EQ(test, w.items, (u64)(TK_NKEYS - i - 1));
+			KUNIT_EXPECT_EQ(test, w.items, n - i - 1);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, tk_delete(fs, 5), -ENOENT);
@@ -374,19 +394,20 @@ static void tk_reverse(struct kunit *test)
 {
 	struct twig_fs_info *fs = tk_fs(test);
 	u16 *model = tk_model(test);
+	u64 n = tk_nkeys() / 4;
 	struct tk_walk w;
 	u64 i;
 
 	/* descending inserts go to slot 0 of the leftmost leaf */
-	for (i = TK_NKEYS / 4; i-- > 0;) {
+	for (i = n; i-- > 0;) {
 		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 8), 0);
 		model[i] = 9;
 	}
 	tk_walk(test, fs, &w);
-	KUNIT_EXPECT_EQ(test, w.items, (u64)TK_NKEYS / 4);
+	KUNIT_EXPECT_EQ(test, w.items, n);
 	tk_compare(test, fs, model, TK_NKEYS);
 	/* delete from the back */
-	for (i = TK_NKEYS / 4; i-- > 0;) {
+	for (i = n; i-- > 0;) {
 		KUNIT_ASSERT_EQ(test, tk_delete(fs, i), 0);
 		model[i] = 0;
 	}
@@ -406,13 +427,13 @@ static void tk_random(struct kunit *test)
 	struct twig_fs_info *fs = tk_fs(test);
 	u16 *model = tk_model(test);
 	struct rnd_state rnd;
-	u64 ops, present = 0;
+	u64 ops, present = 0, n = tk_nkeys();
 	struct tk_walk w;
 	int max_level = 0;
 
 	prandom_seed_state(&rnd, 0x7719f5);
-	for (ops = 0; ops < TK_NKEYS; ops++) {
-		u64 i = prandom_u32_state(&rnd) % (TK_NKEYS / 2);
+	for (ops = 0; ops < n; ops++) {
+		u64 i = prandom_u32_state(&rnd) % (n / 2);
 		u32 size = prandom_u32_state(&rnd) % 1000 + 1;
 		int ret;
 
@@ -428,7 +449,7 @@ static void tk_random(struct kunit *test)
 			present++;
 		}
 		max_level = max_t(int, max_level, fs->root_level);
-		if (ops % 20000 == 19999) {
+		if (ops % (n / 5) == n / 5 - 1) {
 			KUNIT_ASSERT_EQ(test, twig_commit_transaction(fs), 0);
 			tk_walk(test, fs, &w);
 			KUNIT_EXPECT_EQ(test, w.items, present);
@@ -441,7 +462,7 @@ static void tk_random(struct kunit *test)
 
 	/* spot lookups */
 	for (ops = 0; ops < 2000; ops++) {
-		u64 i = prandom_u32_state(&rnd) % (TK_NKEYS / 2);
+		u64 i = prandom_u32_state(&rnd) % (n / 2);
 		bool good = false;
 		u32 size = 0;
 		int ret = tk_lookup(fs, i, &size, &good);
@@ -456,7 +477,7 @@ static void tk_random(struct kunit *test)
 	}
 
 	/* drain, the merges take the tree back to one leaf */
-	for (ops = 0; ops < TK_NKEYS; ops++) {
+	for (ops = 0; ops < n; ops++) {
 		if (model[ops]) {
 			KUNIT_ASSERT_EQ(test, tk_delete(fs, ops), 0);
 			model[ops] = 0;
