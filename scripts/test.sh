@@ -1,9 +1,11 @@
 #!/bin/bash
 # `make test`: every test layer, then one line "N passed, N failed".
 #
-# Layers: the userspace tools' tests (ASan/UBSan), the harness's own tests
-# (a failing job, an oops and a hang must each fail a run), and the guest
-# suite (qemu/tests/*.sh and the KUnit suites, one boot).  Each layer reports
+# Layers: the userspace tools' tests (ASan/UBSan), the report generator's
+# tests, the harness's own tests (a failing job, an oops, a WARNING and a
+# hang must each fail a run), the guest suite (KUnit and qemu/tests/*.sh, one
+# boot), crash consistency across boots, and the concurrency test under the
+# five lock configurations on the lockdep + KASAN kernel.  Each layer reports
 # PASS/FAIL lines; a layer that dies without reporting counts as one failure.
 set -euo pipefail
 
@@ -43,6 +45,7 @@ layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
 layer persist "$top/scripts/test-persist.sh"
+layer debug "$top/scripts/test-debug.sh"
 echo "logs in $logs; took $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"
 ((failed == 0))

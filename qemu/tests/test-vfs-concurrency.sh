@@ -1,8 +1,10 @@
 #!/bin/sh
 # Several processes creating, renaming, unlinking and writing in one
-# directory and in many, under every lock strategy; fsck after each.
+# directory and in many, under every lock strategy (or those in $LOCKS);
+# fsck after each.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
+# shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 
 NPROC=${NPROC:-6}
@@ -69,7 +71,7 @@ expected_left() {
 	echo $((left * NPROC))
 }
 
-for l in mutex spin512 rwsem; do
+for l in ${LOCKS:-mutex spin512 rwsem}; do
 	if ! fresh_twig "lock=$l"; then
 		fail "setup-$l" "mkfs/mount failed"
 		continue

@@ -1,7 +1,9 @@
 #!/bin/sh
+# shellcheck disable=SC2010,SC2012,SC2045  # readdir is under test: ls is its reader
 # Every VFS operation of twigfs and its error cases, on the mounted $MNT.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
+# shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 cd "$MNT" || exit 1
 

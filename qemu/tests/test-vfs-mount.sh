@@ -2,6 +2,7 @@
 # Mount options, refused mounts, sysfs, statfs, show_options.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
+# shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 cd / || exit 1
 umount "$MNT" 2>/dev/null

@@ -3,6 +3,7 @@
 # reload with every byte, name, mode, size, link count and time intact.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
+# shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 cd "$MNT" || exit 1
 

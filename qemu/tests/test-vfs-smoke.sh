@@ -2,6 +2,7 @@
 # Smoke runs: dbench -t 30 10 and 8 parallel fio jobs creating 4 KiB files.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
+# shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 cd "$MNT" || exit 1
 
