@@ -530,6 +530,7 @@ void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb)
 	struct twig_fs_info *fs = eb->fs;
 
 	WARN_ON_ONCE(twig_header_generation(eb) != trans->transid);
+	twig_assert_tree_locked(eb);
 	if (test_bit(TWIG_EB_DIRTY, &eb->bflags))
 		return;
 	spin_lock(&fs->dirty_lock);

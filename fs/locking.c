@@ -279,26 +279,6 @@ void twig_tree_read_lock(struct twig_eb *eb)
 	twig_lock_rw(eb, false, TWIG_NESTING_NORMAL);
 }
 
-static bool twig_try_lock_rw(struct twig_eb *eb, bool write)
-{
-	if (!eb->fs->lock_ops->trylock(eb, write, TWIG_NESTING_NORMAL))
-		return false;
-	preempt_disable();
-	twig_stat(eb, write)->acquired++;
-	preempt_enable();
-	return true;
-}
-
-bool twig_tree_try_lock(struct twig_eb *eb)
-{
-	return twig_try_lock_rw(eb, true);
-}
-
-bool twig_tree_try_read_lock(struct twig_eb *eb)
-{
-	return twig_try_lock_rw(eb, false);
-}
-
 void twig_tree_unlock(struct twig_eb *eb)
 {
 	eb->fs->lock_ops->unlock(eb, true);

@@ -44,8 +44,6 @@ void twig_eb_lock_init(struct twig_eb *eb);
 
 void twig_tree_lock_nested(struct twig_eb *eb, enum twig_nesting nest);
 void twig_tree_read_lock(struct twig_eb *eb);
-bool twig_tree_try_lock(struct twig_eb *eb);
-bool twig_tree_try_read_lock(struct twig_eb *eb);
 void twig_tree_unlock(struct twig_eb *eb);
 void twig_tree_read_unlock(struct twig_eb *eb);
 

@@ -390,6 +390,28 @@ static void tk_ordered(struct kunit *test)
 	tk_fs_free(fs);
 }
 
+/* twig_prev_item() from past the last key visits keys n-1 .. 0. */
+static void tk_backwards(struct kunit *test, struct twig_fs_info *fs, u64 n)
+{
+	struct twig_path *p = twig_alloc_path();
+	struct twig_key key, want;
+	u64 i = n;
+	int ret;
+
+	tk_key(&key, n);
+	KUNIT_ASSERT_EQ(test, twig_search_slot(NULL, fs, &key, p, 0, 0), 1);
+	while ((ret = twig_prev_item(fs, p)) == 0) {
+		if (!i--)
+			break;
+		twig_item_key(p->nodes[0], p->slots[0], &key);
+		tk_key(&want, i);
+		KUNIT_EXPECT_EQ(test, twig_comp_keys(&key, &want), 0);
+	}
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_EQ(test, i, 0ULL);
+	twig_free_path(p);
+}
+
 static void tk_reverse(struct kunit *test)
 {
 	struct twig_fs_info *fs = tk_fs(test);
@@ -406,6 +428,7 @@ static void tk_reverse(struct kunit *test)
 	tk_walk(test, fs, &w);
 	KUNIT_EXPECT_EQ(test, w.items, n);
 	tk_compare(test, fs, model, TK_NKEYS);
+	tk_backwards(test, fs, n);
 	/* delete from the back */
 	for (i = n; i-- > 0;) {
 		KUNIT_ASSERT_EQ(test, tk_delete(fs, i), 0);
