@@ -27,47 +27,28 @@ static u8 twig_ftype(umode_t mode)
 }
 
 /*
- * Find @name in a DIR_ITEM or INODE_REF item.  Returns the byte offset of
- * the record inside the item, or -ENOENT / -EUCLEAN.
+ * Find @name in a DIR_ITEM (@is_dirent) or INODE_REF item: both are runs of
+ * a fixed header followed by name_len bytes of name.  Returns the byte
+ * offset of the record inside the item, or -ENOENT / -EUCLEAN.
  */
-static int twig_find_dirent(const u8 *data, u32 size, const char *name,
-			    int len, struct twig_dir_entry *out)
+static int twig_find_name(const u8 *data, u32 size, bool is_dirent,
+			  const char *name, int len)
 {
+	u32 hdr = is_dirent ? sizeof(struct twig_dir_entry) :
+			      sizeof(struct twig_inode_ref);
 	u32 pos = 0;
 
-	while (pos + sizeof(struct twig_dir_entry) <= size) {
-		const struct twig_dir_entry *de = (const void *)(data + pos);
-		u16 nlen = le16_to_cpu(de->name_len);
+	while (pos + hdr <= size) {
+		const u8 *rec = data + pos;
+		u16 nlen = is_dirent ?
+			le16_to_cpu(((const struct twig_dir_entry *)rec)->name_len) :
+			le16_to_cpu(((const struct twig_inode_ref *)rec)->name_len);
 
-		if (pos + sizeof(*de) + nlen > size)
+		if (pos + hdr + nlen > size)
 			return -EUCLEAN;
-		if (nlen == len && !memcmp(de + 1, name, len)) {
-			if (out)
-				*out = *de;
+		if (nlen == len && !memcmp(rec + hdr, name, len))
 			return pos;
-		}
-		pos += sizeof(*de) + nlen;
-	}
-	return pos == size ? -ENOENT : -EUCLEAN;
-}
-
-static int twig_find_ref(const u8 *data, u32 size, const char *name, int len,
-			 u64 *index)
-{
-	u32 pos = 0;
-
-	while (pos + sizeof(struct twig_inode_ref) <= size) {
-		const struct twig_inode_ref *ref = (const void *)(data + pos);
-		u16 nlen = le16_to_cpu(ref->name_len);
-
-		if (pos + sizeof(*ref) + nlen > size)
-			return -EUCLEAN;
-		if (nlen == len && !memcmp(ref + 1, name, len)) {
-			if (index)
-				*index = le64_to_cpu(ref->index);
-			return pos;
-		}
-		pos += sizeof(*ref) + nlen;
+		pos += hdr + nlen;
 	}
 	return pos == size ? -ENOENT : -EUCLEAN;
 }
@@ -93,10 +74,12 @@ static int twig_lookup_name(struct inode *dir, const struct qstr *name,
 		struct twig_eb *leaf = path->nodes[0];
 		int slot = path->slots[0];
 
-		ret = twig_find_dirent(twig_item_ptr(leaf, slot),
-				       twig_item_size(leaf, slot), name->name,
-				       name->len, &de);
+		const u8 *data = twig_item_ptr(leaf, slot);
+
+		ret = twig_find_name(data, twig_item_size(leaf, slot), true,
+				     name->name, name->len);
 		if (ret >= 0) {
+			memcpy(&de, data + ret, sizeof(de));
 			*ino = le64_to_cpu(de.ino);
 			*type = de.type;
 			ret = 0;
@@ -137,8 +120,7 @@ static int twig_append_record(struct twig_trans *trans,
 		u32 old = twig_item_size(leaf, slot);
 		u8 *data = twig_item_ptr(leaf, slot);
 
-		ret = is_dirent ? twig_find_dirent(data, old, name, len, NULL) :
-		      twig_find_ref(data, old, name, len, NULL);
+		ret = twig_find_name(data, old, is_dirent, name, len);
 		if (ret >= 0) {
 			ret = -EEXIST;
 		} else if (ret == -ENOENT) {
@@ -196,16 +178,19 @@ static int twig_remove_record(struct twig_trans *trans,
 	slot = path->slots[0];
 	size = twig_item_size(leaf, slot);
 	data = twig_item_ptr(leaf, slot);
-	if (is_dirent) {
-		pos = twig_find_dirent(data, size, name, len, NULL);
-		rec = sizeof(struct twig_dir_entry) + len;
-	} else {
-		pos = twig_find_ref(data, size, name, len, index);
-		rec = sizeof(struct twig_inode_ref) + len;
-	}
+	pos = twig_find_name(data, size, is_dirent, name, len);
 	if (pos < 0) {
 		ret = pos == -ENOENT ? -EUCLEAN : pos;
 		goto out;
+	}
+	if (is_dirent) {
+		rec = sizeof(struct twig_dir_entry) + len;
+	} else {
+		const struct twig_inode_ref *ref = (const void *)(data + pos);
+
+		if (index)
+			*index = le64_to_cpu(ref->index);
+		rec = sizeof(struct twig_inode_ref) + len;
 	}
 	if (rec == size) {
 		ret = twig_del_item(trans, fs, path);
