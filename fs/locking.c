@@ -59,9 +59,9 @@
  * in the kernel mutex's or rwsem's optimistic spinning.
  */
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "locking.h"
@@ -233,16 +233,20 @@ static struct twig_lock_stat *twig_stat(struct twig_eb *eb, bool write)
  * The contended path: time it, tell sleeping from spinning, account it.
  * Preemption stays enabled while waiting; the counters are updated with
  * preemption off afterwards, so a migration only moves which CPU counts it.
+ * A waiter that slept may wake on another CPU, and local_clock() is only
+ * monotonic per CPU: two CPUs' readings can make a negative wait, which
+ * as a u64 was a max_wait_ns of ~2^63.  ktime_get_ns() is monotonic across
+ * CPUs and costs nothing that matters next to a contended acquisition.
  */
 static void twig_lock_contended(struct twig_eb *eb, bool write, int subclass)
 {
 	unsigned long nvcsw = current->nvcsw;
 	struct twig_lock_stat *st;
-	u64 start = local_clock();
+	u64 start = ktime_get_ns();
 	u64 wait;
 
 	eb->fs->lock_ops->lock(eb, write, subclass);
-	wait = local_clock() - start;
+	wait = ktime_get_ns() - start;
 
 	preempt_disable();
 	st = twig_stat(eb, write);

@@ -18,6 +18,11 @@ tstat() {
 		'NF == 8 && $3 ~ /^[0-9]+$/ && (m == "" || $2 == m) { s += $c }
 		 END { print s + 0 }' "$tdir/lock_stats"
 }
+# tmax COLUMN: a lock_stats column's largest value over levels and modes
+tmax() {
+	awk -v c="$1" 'NF == 8 && $3 ~ /^[0-9]+$/ && $c > m { m = $c }
+		END { printf "%.0f\n", m }' "$tdir/lock_stats"
+}
 
 # creators N: N processes creating files until /tmp/stop, each in its own
 # directory: creates in one directory are serialised by its i_rwsem before
@@ -77,14 +82,21 @@ for l in mutex spin512 rwsem; do
 	eq "strategy-$l" "$l" "$(cat "$tdir/lock")"
 	echo 1 >"$tdir/lock_stats_reset"
 	eq "reset-$l" 0 "$(tstat 3)"
+	t0=$(date +%s)
 	creators 8
 	sleep 8
 	stop
+	secs=$(($(date +%s) - t0 + 1))
 	acq=$(tstat 3)
 	cont=$(tstat 4)
 	echo "lock=$l: acquired $acq contended $cont spun $(tstat 5) slept $(tstat 6) read $(tstat 3 read)"
 	ok "counts-$l" "no acquisitions counted" [ "$acq" -gt 0 ]
 	ok "contended-$l" "no contention seen" [ "$cont" -gt 0 ]
+	# No single wait can outlast the creators' run (a clock read on two
+	# CPUs once made a negative wait read as 2^63 ns).
+	maxw=$(tmax 8)
+	ok "max-wait-sane-$l" "max_wait_ns $maxw outlasts the ${secs} s run" \
+		awk -v w="$maxw" -v s="$secs" 'BEGIN { exit !(w > 0 && w < s * 1e9) }'
 	case $l in
 	rwsem) ok rwsem-shared-readers "no read acquisitions" \
 		[ "$(tstat 3 read)" -gt 0 ] ;;
