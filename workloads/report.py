@@ -417,6 +417,9 @@ def baseline_for(data, workload, side):
             return c
     return None
 
+# /sys/fs/twigfs/<dev>/ files that hold mount settings, not counters.
+MOUNT_SETTINGS = {"commit", "lock"}
+
 
 def collapse_stats(stats):
     """Sum twigfs lock counters over tree levels (max for maxima): a key
@@ -425,6 +428,8 @@ def collapse_stats(stats):
     out = {}
     levels, modes = {"root", "internal", "leaf"}, {"read", "write"}
     for k, v in stats.items():
+        if k in MOUNT_SETTINGS:
+            continue
         toks = re.split(r"[_/]", k)
         mode = [t for t in toks if t in modes]
         if mode and any(t in levels for t in toks):

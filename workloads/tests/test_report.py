@@ -135,7 +135,7 @@ class Parsing(unittest.TestCase):
     def test_lock_stats_table(self):
         path = os.path.join(tempfile.mkdtemp(), "twigfs-stats.txt")
         with open(path, "w") as f:
-            f.write("== lock\nmutex\n== lock_stats\nstrategy mutex\n"
+            f.write("== lock\nmutex\n== commit\n30\n== lock_stats\nstrategy mutex\n"
                     "class mode acquired contended max_wait_ns\n"
                     "root read 10 2 7\nleaf read 5 1 9\nroot write 3 0 1\n"
                     "== mutex_stats_like\nspins 4\n")
@@ -146,6 +146,7 @@ class Parsing(unittest.TestCase):
         c = report.collapse_stats(s)
         self.assertEqual((c["read_acquired"], c["read_max_wait_ns"], c["write_acquired"]),
                          (15, 9, 3))
+        self.assertNotIn("commit", c)   # the commit= interval is a setting
 
     def test_failure(self):
         self.assertIsNotNone(report.parse_output("dbench", "Segmentation fault")[2])
