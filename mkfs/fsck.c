@@ -31,6 +31,7 @@
 struct item {
 	struct twig_key key;
 	uint64_t block;
+	uint64_t block_gen;		/* generation of the leaf holding it */
 	uint32_t slot;
 	uint32_t size;
 	uint8_t *data;
@@ -252,9 +253,9 @@ struct walk {
 	const struct twig_key *lo, *hi;	/* hi exclusive, NULL if none */
 };
 
-static void add_item(struct fsck *f, uint64_t block, uint32_t slot,
-		     const struct twig_key *key, const uint8_t *data,
-		     uint32_t size)
+static void add_item(struct fsck *f, uint64_t block, uint64_t block_gen,
+		     uint32_t slot, const struct twig_key *key,
+		     const uint8_t *data, uint32_t size)
 {
 	struct item *it;
 
@@ -267,6 +268,7 @@ static void add_item(struct fsck *f, uint64_t block, uint32_t slot,
 	it = &f->items[f->nitems++];
 	it->key = *key;
 	it->block = block;
+	it->block_gen = block_gen;
 	it->slot = slot;
 	it->size = size;
 	it->data = malloc(size ? size : 1);
@@ -322,7 +324,8 @@ static void check_leaf(struct fsck *f, const struct walk *w, const uint8_t *blk)
 				     le32toh(it->offset), size);
 		else
 			limit = le32toh(it->offset);
-		add_item(f, w->addr, i, &key, data, size);
+		add_item(f, w->addr, le64toh(((const struct twig_header *)blk)->generation),
+			 i, &key, data, size);
 	}
 }
 
@@ -450,6 +453,21 @@ static bool is_dir(const struct inode *in)
 	return in && (in->mode & S_IFMT) == S_IFDIR;
 }
 
+/*
+ * A transaction id stored in an item: the transaction that wrote the item
+ * also wrote (copied) the leaf holding it, and a later move only rewrites
+ * the leaf again, so no stamp is zero or newer than its leaf's generation.
+ */
+static void check_stamp(struct fsck *f, const struct item *it,
+			const char *what, uint64_t stamp)
+{
+	if (!stamp)
+		item_problem(f, it, "%s is 0", what);
+	else if (stamp > it->block_gen)
+		item_problem(f, it, "%s %" PRIu64 " newer than its leaf's generation %" PRIu64,
+			     what, stamp, it->block_gen);
+}
+
 static void load_inode(struct fsck *f, struct inode *in, const struct item *it)
 {
 	struct twig_inode_item ii;
@@ -462,6 +480,12 @@ static void load_inode(struct fsck *f, struct inode *in, const struct item *it)
 		return;
 	}
 	memcpy(&ii, it->data, sizeof(ii));
+	check_stamp(f, it, "inode transid", le64toh(ii.transid));
+	if (le64toh(ii.generation) > le64toh(ii.transid))
+		item_problem(f, it, "inode generation %" PRIu64 " newer than its transid %" PRIu64,
+			     (uint64_t)le64toh(ii.generation), (uint64_t)le64toh(ii.transid));
+	else
+		check_stamp(f, it, "inode generation", le64toh(ii.generation));
 	in->ii = it;
 	in->mode = le32toh(ii.mode);
 	in->nlink = le32toh(ii.nlink);
@@ -557,6 +581,7 @@ static struct inode *check_dirent(struct fsck *f, const struct item *it,
 	if (!twig_name_valid(de->name, de->name_len))
 		item_problem(f, it, "invalid name (length %u) for inode %" PRIu64,
 			     de->name_len, de->ino);
+	check_stamp(f, it, "directory entry transid", de->transid);
 	target = find_inode(f, de->ino);
 	if (!target || !target->ii) {
 		item_problem(f, it, "entry '%.*s' names missing inode %" PRIu64,
@@ -746,6 +771,7 @@ static void check_inline_extent(struct fsck *f, const struct item *it,
 	uint64_t ram;
 
 	memcpy(&fe, it->data, TWIG_FILE_EXTENT_INLINE_START);
+	check_stamp(f, it, "extent generation", le64toh(fe.generation));
 	ram = le64toh(fe.ram_bytes);
 	if (it->key.offset != 0 || st->count != 1)
 		item_problem(f, it, "inline extent not at offset 0 or not the only extent");
@@ -772,6 +798,7 @@ static void check_reg_extent(struct fsck *f, const struct item *it,
 		return;
 	}
 	memcpy(&fe, it->data, sizeof(fe));
+	check_stamp(f, it, "extent generation", le64toh(fe.generation));
 	disk = le64toh(fe.disk_bytenr);
 	disk_len = le64toh(fe.disk_num_bytes);
 	off = le64toh(fe.offset);

@@ -120,6 +120,10 @@ orphan unreachable
 keyorder out.of.order
 childptr referenced.twice
 childgen generation
+inodetransid inode.transid
+inodegen inode.generation
+direntgen entry.transid
+extgen extent.generation
 leak leaked
 unaccounted unaccounted
 EOF

@@ -339,7 +339,19 @@ static void damage_items(struct pop *p)
 		find_type(p, TWIG_DIR_ITEM_KEY, 2)->key.offset ^= 1;
 	else if (damage_is(p, "dotdot"))
 		find_type(p, TWIG_INODE_REF_KEY, 0)->key.offset = p->inodes[1].ino;
-	else if (damage_is(p, "badname")) {
+	else if (damage_is(p, "inodetransid"))
+		ii->transid = htole64(GEN + 1);
+	else if (damage_is(p, "inodegen"))
+		ii->generation = htole64(GEN + 1);
+	else if (damage_is(p, "direntgen")) {
+		struct twig_dir_entry *de = (void *)find_type(p, TWIG_DIR_ITEM_KEY, 1)->data;
+
+		de->transid = htole64(GEN + 1);
+	} else if (damage_is(p, "extgen")) {
+		struct twig_file_extent *fe = (void *)find_type(p, TWIG_EXTENT_DATA_KEY, 0)->data;
+
+		fe->generation = htole64(GEN + 1);
+	} else if (damage_is(p, "badname")) {
 		struct pitem *it = find_type(p, TWIG_DIR_INDEX_KEY, 1);
 
 		it->data[sizeof(struct twig_dir_entry)] = '/';
