@@ -111,6 +111,10 @@ class Stats(unittest.TestCase):
         self.assertEqual(report.judge(1.1, 1.05, 1.15, claim), "not reproduced")
         self.assertEqual(report.judge(0.8, 0.7, 0.9, claim), "not reproduced")
         self.assertEqual(report.judge(1.2, 0.9, 1.6, claim), "not distinguishable from noise")
+        # no difference seen, but a 1.5x gain is outside the interval
+        self.assertEqual(report.judge(0.96, 0.81, 1.14, claim), "not reproduced")
+        self.assertEqual(report.judge(1.0, 0.9, 1.1, (1.0, float("inf"))),
+                         "not distinguishable from noise")
         self.assertEqual(report.judge(1.2, None, None, claim), "not distinguishable from noise")
 
 
@@ -174,7 +178,7 @@ class Render(unittest.TestCase):
         self.assertIn("failed: exit 1", md)
         dbench = re.search(r"dbench: 2009 claim.*", md).group(0)
         self.assertRegex(dbench, r"spin512/mutex-nospin = 2\.0\d* .*\*\*reproduced\*\*")
-        self.assertRegex(dbench, r"mutex-owner/mutex-nospin .*not distinguishable from noise")
+        self.assertRegex(dbench, r"mutex-owner/mutex-nospin .*\*\*not reproduced\*\* \(no difference")
         creates = re.search(r"create-shared: 2009 claim.*", md).group(0)
         self.assertRegex(creates, r"spin512/mutex-nospin = 1\.1 .*\*\*not reproduced\*\*")
         self.assertRegex(md, r"lookup: Shared read locks: rwsem/mutex-nospin = 3 .*rwsem is faster")
