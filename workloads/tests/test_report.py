@@ -181,10 +181,19 @@ class Render(unittest.TestCase):
         self.assertRegex(dbench, r"mutex-owner/mutex-nospin .*\*\*not reproduced\*\* \(no difference")
         creates = re.search(r"create-shared: 2009 claim.*", md).group(0)
         self.assertRegex(creates, r"spin512/mutex-nospin = 1\.1 .*\*\*not reproduced\*\*")
+        # mutex-osq is unavailable here: mutex-nospin is the only control
         self.assertRegex(md, r"lookup: Shared read locks: rwsem/mutex-nospin = 3 .*rwsem is faster")
         # lock statistics, levels summed: write contended = 10*i + 5
         self.assertRegex(md, r"\| write_contended \| 25 \|")
         self.assertIn("Fieller", md)
+
+    def test_lookup_control_is_mutex_osq(self):
+        runs = [{"workload": "lookup", "config": c, "side": "A", "status": "ok", "value": v}
+                for c, vs in (("mutex-nospin", (10, 11, 9)), ("mutex-osq", (20, 21, 19)),
+                              ("rwsem", (20, 19, 21))) for v in vs]
+        text = report.verdict({"runs": runs, "boots": []}, "lookup", "A")
+        self.assertRegex(text, r"^Shared read locks: rwsem/mutex-osq = 1 .*not distinguishable "
+                         r"from noise; against mutex-nospin, .*rwsem/mutex-nospin = 2 .*rwsem is faster")
 
     def test_csv_one_row_per_run(self):
         data = synthetic()
