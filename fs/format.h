@@ -64,12 +64,14 @@
 
 /* Objectids. */
 #define TWIG_FS_TREE_OBJECTID		5ULL	/* header.owner of fs tree */
+#define TWIG_ORPHAN_OBJECTID		6ULL	/* key.objectid of orphan items */
 #define TWIG_ROOT_DIR_OBJECTID		256ULL	/* first inode, the root dir */
 #define TWIG_FIRST_FREE_OBJECTID	257ULL
 
 /* Key types, in the order items of one objectid sort. */
 #define TWIG_INODE_ITEM_KEY	1
 #define TWIG_INODE_REF_KEY	12	/* offset: parent dir ino */
+#define TWIG_ORPHAN_ITEM_KEY	48	/* objectid ORPHAN, offset: ino; empty */
 #define TWIG_DIR_ITEM_KEY	84	/* offset: name hash */
 #define TWIG_DIR_INDEX_KEY	96	/* offset: directory sequence */
 #define TWIG_EXTENT_DATA_KEY	108	/* offset: file offset */

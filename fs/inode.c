@@ -195,8 +195,8 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	return 0;
 }
 
-static int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
-				struct twig_inode_item *ii)
+int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
+			 struct twig_inode_item *ii)
 {
 	struct twig_key key = { ino, TWIG_INODE_ITEM_KEY, 0 };
 	struct twig_path *path;
@@ -375,9 +375,11 @@ int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
 
 /*
  * Delete every item of @ino (inode, refs, extents), freeing data sectors,
- * a bounded number per transaction handle.
+ * a bounded number per transaction handle; the handle that finds nothing
+ * left deletes the inode's orphan item (orphan.c).  Up to 15 deletes and
+ * that one fit the 16 items each handle reserves.
  */
-static int twig_delete_items(struct twig_fs_info *fs, u64 ino)
+int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 {
 	struct twig_key key = { ino, 0, 0 };
 	struct twig_key found;
@@ -444,12 +446,17 @@ static int twig_delete_items(struct twig_fs_info *fs, u64 ino)
 			key.type = 0;
 			key.offset = 0;
 		}
+		if (ret == 1) {
+			ret = twig_orphan_del(trans, ino);
+			twig_end_transaction(trans);
+			break;
+		}
 		twig_end_transaction(trans);
 		if (ret)
 			break;
 	}
 	twig_free_path(path);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 void twig_evict_inode(struct inode *inode)
@@ -460,7 +467,7 @@ void twig_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	if (!inode->i_nlink && !is_bad_inode(inode) &&
 	    !test_bit(TWIG_FS_RDONLY, &fs->flags)) {
-		ret = twig_delete_items(fs, inode->i_ino);
+		ret = twig_delete_inode_items(fs, inode->i_ino);
 		if (ret)
 			pr_err("twigfs: %s: inode %lu: cannot delete items: %d\n",
 			       inode->i_sb->s_id, inode->i_ino, ret);

@@ -470,7 +470,7 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 	struct twig_trans *trans;
 	int ret;
 
-	trans = twig_start_transaction_reserved(fs, 4);
+	trans = twig_start_transaction_reserved(fs, 5);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
@@ -479,6 +479,8 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 		drop_nlink(inode);
 		ret = twig_update_inode(trans, inode);
 	}
+	if (!ret && !inode->i_nlink)
+		ret = twig_orphan_add(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
 	twig_end_transaction(trans);
@@ -494,7 +496,7 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 
 	if (i_size_read(inode))
 		return -ENOTEMPTY;
-	trans = twig_start_transaction_reserved(fs, 4);
+	trans = twig_start_transaction_reserved(fs, 5);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
@@ -504,6 +506,8 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 		drop_nlink(dir);
 		ret = twig_update_inode(trans, inode);
 	}
+	if (!ret)
+		ret = twig_orphan_add(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
 	twig_end_transaction(trans);
@@ -568,7 +572,7 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	    !(flags & RENAME_EXCHANGE) && i_size_read(new_inode))
 		return -ENOTEMPTY;
 
-	trans = twig_start_transaction_reserved(fs, 12);
+	trans = twig_start_transaction_reserved(fs, 13);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	if (flags & RENAME_EXCHANGE) {
@@ -593,6 +597,8 @@ static int twig_rename(struct user_namespace *mnt_userns,
 			drop_nlink(new_inode);
 		}
 		ret = twig_update_inode(trans, new_inode);
+		if (!ret && !new_inode->i_nlink)
+			ret = twig_orphan_add(trans, new_inode);
 		if (ret)
 			goto out;
 	}

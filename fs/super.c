@@ -507,6 +507,8 @@ static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 		sb->s_root = NULL;
 		goto out_close;
 	}
+	if (!sb_rdonly(sb))
+		twig_orphan_cleanup(fs);
 	queue_delayed_work(system_long_wq, &fs->commit_work,
 			   fs->commit_interval * HZ);
 	return 0;
@@ -538,8 +540,8 @@ static int twig_reconfigure(struct fs_context *fc)
 	sync_filesystem(sb);
 	if (fc->sb_flags & SB_RDONLY)
 		set_bit(TWIG_FS_RDONLY, &fs->flags);
-	else
-		clear_bit(TWIG_FS_RDONLY, &fs->flags);
+	else if (test_and_clear_bit(TWIG_FS_RDONLY, &fs->flags))
+		twig_orphan_cleanup(fs);
 	if (ctx->commit_set)
 		twig_set_commit_interval(fs, ctx->commit);
 	return 0;

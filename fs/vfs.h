@@ -81,6 +81,14 @@ int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
 		    struct twig_path *path);
 int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
+int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
+			 struct twig_inode_item *ii);
+int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
+
+/* orphan.c */
+int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
+int twig_orphan_del(struct twig_trans *trans, u64 ino);
+void twig_orphan_cleanup(struct twig_fs_info *fs);
 
 /* namei.c */
 extern const struct inode_operations twig_dir_inode_operations;

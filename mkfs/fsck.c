@@ -47,6 +47,7 @@ struct inode {
 	uint64_t name_bytes;	/* sum of this dir's entries' name lengths */
 	uint32_t ref_items, ref_names;
 	bool reached;
+	bool orphan;		/* an ORPHAN_ITEM names it: nameless, being deleted */
 };
 
 struct fsck {
@@ -62,6 +63,8 @@ struct fsck {
 	size_t nitems, items_cap;
 	struct inode *inodes;
 	size_t ninodes;
+	const struct item **orphans;	/* ORPHAN_ITEMs, in inode order */
+	size_t norphans;
 	unsigned long errors;
 	uint64_t nblocks, nleaves, nextents;
 	uint64_t err_block;	/* context for report_block() */
@@ -496,14 +499,59 @@ static void load_inode(struct fsck *f, struct inode *in, const struct item *it)
 		item_problem(f, it, "invalid mode 0%o", in->mode);
 }
 
+static bool is_orphan(const struct fsck *f, uint64_t ino)
+{
+	size_t lo = 0, hi = f->norphans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->orphans[mid]->key.offset == ino)
+			return true;
+		if (f->orphans[mid]->key.offset < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * An ORPHAN_ITEM names an inode whose last link went in a committed
+ * transaction and whose items are still being deleted: it has nlink 0, or
+ * its INODE_ITEM is already gone and only some later items remain.
+ */
+static void check_orphans(struct fsck *f)
+{
+	for (size_t i = 0; i < f->norphans; i++) {
+		const struct item *it = f->orphans[i];
+		const struct inode *in = find_inode(f, it->key.offset);
+
+		if (it->size)
+			item_problem(f, it, "orphan item of %u bytes, expected 0", it->size);
+		if (!in)
+			item_problem(f, it, "orphan item for inode %" PRIu64 " which has no items",
+				     it->key.offset);
+		else if (in->ii && in->nlink)
+			item_problem(f, it, "orphan item for inode %" PRIu64 " with link count %u",
+				     in->ino, in->nlink);
+	}
+}
+
 /* One inode record per objectid seen; items are sorted by now. */
 static void build_inodes(struct fsck *f)
 {
 	f->inodes = xcalloc(f->nitems, sizeof(*f->inodes));
+	f->orphans = xcalloc(f->nitems, sizeof(*f->orphans));
 	for (size_t i = 0; i < f->nitems; i++) {
 		const struct item *it = &f->items[i];
 		struct inode *in;
 
+		if (it->key.objectid == TWIG_ORPHAN_OBJECTID &&
+		    it->key.type == TWIG_ORPHAN_ITEM_KEY) {
+			f->orphans[f->norphans++] = it;	/* sorted before inodes */
+			continue;
+		}
 		if (it->key.objectid < TWIG_ROOT_DIR_OBJECTID) {
 			item_problem(f, it, "item for reserved objectid");
 			continue;
@@ -511,9 +559,10 @@ static void build_inodes(struct fsck *f)
 		if (!f->ninodes || f->inodes[f->ninodes - 1].ino != it->key.objectid) {
 			in = &f->inodes[f->ninodes++];
 			in->ino = it->key.objectid;
+			in->orphan = is_orphan(f, in->ino);
 			if (it->key.type == TWIG_INODE_ITEM_KEY)
 				load_inode(f, in, it);
-			else
+			else if (!in->orphan)
 				item_problem(f, it, "items of inode %" PRIu64 " without an INODE_ITEM",
 					     in->ino);
 		}
@@ -778,7 +827,7 @@ static void check_inline_extent(struct fsck *f, const struct item *it,
 	if (it->size != TWIG_FILE_EXTENT_INLINE_START + ram)
 		item_problem(f, it, "inline extent item size %u does not match ram_bytes %" PRIu64,
 			     it->size, ram);
-	if (ram > in->size)
+	if (in->ii && ram > in->size)
 		item_problem(f, it, "inline extent ram_bytes %" PRIu64 " beyond i_size %" PRIu64,
 			     ram, in->size);
 	st->inline_seen = true;
@@ -811,7 +860,7 @@ static void check_reg_extent(struct fsck *f, const struct item *it,
 	if (it->key.offset < st->end)
 		item_problem(f, it, "extent overlaps the previous extent in the file (ends at %" PRIu64 ")",
 			     st->end);
-	if (it->key.offset >= twig_round_up(in->size, TWIG_SECTORSIZE))
+	if (in->ii && it->key.offset >= twig_round_up(in->size, TWIG_SECTORSIZE))
 		item_problem(f, it, "extent beyond i_size %" PRIu64, in->size);
 	st->end = it->key.offset + len;
 	st->nbytes += disk_len;
@@ -836,7 +885,7 @@ static void check_extents(struct fsck *f, const struct inode *in)
 		const struct item *it = &f->items[i];
 
 		st.count++;
-		if (ft != TWIG_FT_REG_FILE && ft != TWIG_FT_SYMLINK) {
+		if (in->ii && ft != TWIG_FT_REG_FILE && ft != TWIG_FT_SYMLINK) {
 			item_problem(f, it, "file extent in an inode that is not a file or symlink");
 			continue;
 		}
@@ -851,7 +900,7 @@ static void check_extents(struct fsck *f, const struct inode *in)
 		else
 			item_problem(f, it, "unknown file extent type %u", it->data[16]);
 	}
-	if (st.nbytes != in->nbytes)
+	if (in->ii && st.nbytes != in->nbytes)
 		item_problem(f, in->ii, "nbytes %" PRIu64 ", extents add up to %" PRIu64,
 			     in->nbytes, st.nbytes);
 }
@@ -861,6 +910,11 @@ static void check_inode(struct fsck *f, struct inode *in)
 	bool root = in->ino == TWIG_ROOT_DIR_OBJECTID;
 	uint32_t want;
 
+	if (in->orphan && (!in->ii || !in->nlink)) {
+		/* half deleted: only its sectors need accounting for */
+		check_extents(f, in);
+		return;
+	}
 	if (!in->ii)
 		return;
 	if (!in->reached)
@@ -1003,6 +1057,7 @@ static void run_passes(struct fsck *f)
 	if (f->verbose)
 		printf(PROG ": pass 2: %zu items\n", f->nitems);
 	build_inodes(f);
+	check_orphans(f);
 	check_items(f);
 	check_reachable(f);
 	for (size_t i = 0; i < f->ninodes; i++)
@@ -1018,6 +1073,7 @@ static void free_fsck(struct fsck *f)
 		free(f->items[i].data);
 	free(f->items);
 	free(f->inodes);
+	free(f->orphans);
 	free(f->used);
 	if (f->fd >= 0)
 		close(f->fd);

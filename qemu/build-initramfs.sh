@@ -66,6 +66,10 @@ for t in mkfs.twigfs fsck.twigfs twigfs-dump; do
 	[[ -x $top/mkfs/$t ]] || continue
 	copy_with_libs "$top/mkfs/$t" "$over" "/usr/sbin/$t"
 done
+# The tests' image writer (states a crash leaves, damaged trees).
+if [[ -x $top/mkfs/twig-populate ]]; then
+	copy_with_libs "$top/mkfs/twig-populate" "$over" /twig/twig-populate
+fi
 
 for m in "${modules[@]}"; do
 	install -D -m 0644 "$m" "$over/lib/twigfs/$(basename "$m")"

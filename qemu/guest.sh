@@ -33,7 +33,7 @@ build_module() {
 	exec 7>&-
 }
 
-make -s -C "$top/mkfs" >&2
+make -s -C "$top/mkfs" all twig-populate >&2
 # twigfs.ko first: the guest's init loads it.
 mods=$(build_module "${FS_SRC:-$top/fs}" |
 	awk '/\/twigfs\.ko$/ {t = $0; next} {r = r " " $0} END {printf "%s%s", t, r}')

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Crash consistency across boots: one boot writes and syncs a set of files,
-# writes more without syncing and resets the machine; the host's fsck must
-# find the image clean, and the next boot must find every synced byte.
+# writes more without syncing, unlinks a file it keeps open, and resets the
+# machine; the host's fsck must find the image clean (the open file is an
+# orphan item), and the next boot must find every synced byte and delete
+# the orphan.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +28,10 @@ ln -s ../c/s2 keep/a/sym
 sync
 find keep -type f | sort | xargs md5sum >/results/sums
 find keep | sort >/results/names
+head -c 2000000 /dev/urandom >held
+exec 3<held
+rm held
+sync
 mkdir lost
 for i in $(seq 1 20); do head -c 5000 /dev/urandom >lost/u$i; done
 echo b >/proc/sysrq-trigger
@@ -38,6 +44,7 @@ find keep | sort >/tmp/names
 cmp /tmp/names /results/names || { echo "names differ"; exit 1; }
 [ "$(stat -c %h keep/c/s1)" = 2 ] || { echo "link count"; exit 1; }
 [ "$(readlink keep/a/sym)" = ../c/s2 ] || { echo "symlink"; exit 1; }
+dmesg | grep -q 'deleted 1 orphan inode' || { echo "orphan not deleted"; exit 1; }
 rm -rf lost keep/a
 echo after >keep/after
 GUEST
@@ -52,12 +59,17 @@ name=persist-write-then-reset
 check test "$rc" = 126 -a -s "$work/a/sums"
 name=persist-fsck-after-reset
 check "$top/mkfs/fsck.twigfs" -n "$img"
+orphans() { "$top/mkfs/twigfs-dump" "$img" | grep -c 'item [0-9]* key ([0-9]* ORPHAN_ITEM' || true; }
+name=persist-open-unlinked-is-orphan
+check test "$(orphans)" = 1
 mkdir -p "$work/b"
 cp "$work/a/sums" "$work/a/names" "$work/b/" 2>/dev/null || true
 name=persist-synced-data-survives
 check env DISK="$img" OUT="$work/b" "$top/qemu/guest.sh" "$work/check.sh"
 name=persist-fsck-final
 check "$top/mkfs/fsck.twigfs" -n "$img"
+name=persist-orphan-deleted
+check test "$(orphans)" = 0
 if ((fails)); then
 	tail -n 20 "$work/a.log" "$work/b/console.log" 2>/dev/null | sed 's/^/    /'
 fi

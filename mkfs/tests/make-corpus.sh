@@ -63,6 +63,12 @@ img=$OUT/valid-populated.img
 populated "$img"
 record valid-populated.img 0 -
 
+# What a crash leaves while an unlinked inode is being deleted: valid.
+for state in open headless; do
+	populated "$OUT/unlinked-$state.img" -U "$state"
+	record "unlinked-$state.img" 0 -
+done
+
 img=$OUT/sb-bitflip.img
 fresh "$img"
 flip "$img" $((65536 + 200)) 3
@@ -124,6 +130,8 @@ inodetransid inode.transid
 inodegen inode.generation
 direntgen entry.transid
 extgen extent.generation
+orphanlinked orphan.item.for.inode.*link.count
+orphanmissing orphan.item.for.inode.*no.items
 leak leaked
 unaccounted unaccounted
 EOF

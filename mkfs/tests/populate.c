@@ -5,8 +5,13 @@
  * nodes and hard links, writing a brand new fs tree bulk-loaded bottom-up so
  * it can be several levels deep.  With -D it damages the result in one
  * precise way, keeping checksums valid, so fsck must find the damage itself.
+ * With -U it adds the state a crash leaves in the middle of deleting an
+ * unlinked inode (valid, fsck must accept it): "open" (nlink 0, all items
+ * and an orphan item) or "headless" (INODE_ITEM already deleted, extents
+ * and the orphan item left).
  *
- *   twig-populate [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] image
+ *   twig-populate [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage]
+ *                 [-U open|headless] image
  *
  * Not a mkfs: it trusts the superblock it finds and rewrites the whole tree,
  * the data area and the allocation bitmap (into the other copy).
@@ -35,6 +40,7 @@ struct pinode {
 	uint64_t ino;
 	uint32_t mode, nlink;
 	uint64_t size, nbytes, next_index;
+	bool headless;		/* no INODE_ITEM (a half-deleted orphan) */
 };
 
 struct block {
@@ -58,6 +64,7 @@ struct pop {
 	uint64_t rng;
 	unsigned fanout;
 	const char *damage;
+	const char *unfinished;	/* -U */
 	uint64_t first_extent;	/* disk address of the first regular extent */
 	uint64_t data_end, tree_start;
 	unsigned nextents;
@@ -103,7 +110,8 @@ static struct pitem *add_item(struct pop *p, uint64_t objectid, uint8_t type,
 	it = &p->items[p->nitems++];
 	it->key = (struct twig_key){ objectid, type, offset };
 	it->data = xzalloc(size);
-	memcpy(it->data, data, size);
+	if (size)
+		memcpy(it->data, data, size);
 	it->size = size;
 	return it;
 }
@@ -259,6 +267,18 @@ static struct pinode *new_file(struct pop *p)
 	return in;
 }
 
+/* A file whose last name went, with its orphan item (see -U). */
+static void add_unlinked(struct pop *p)
+{
+	struct pinode *in = new_inode(p, S_IFREG | 0644);
+
+	add_regular(p, in, 0, 2 * TWIG_SECTORSIZE);
+	add_regular(p, in, 4 * TWIG_SECTORSIZE, TWIG_SECTORSIZE);
+	in->nlink = damage_is(p, "orphanlinked") ? 1 : 0;
+	in->headless = p->unfinished && !strcmp(p->unfinished, "headless");
+	add_item(p, TWIG_ORPHAN_OBJECTID, TWIG_ORPHAN_ITEM_KEY, in->ino, NULL, 0);
+}
+
 static void build_namespace(struct pop *p, unsigned nfiles, unsigned ndirs)
 {
 	struct pinode **dirs = xzalloc((ndirs + 1) * sizeof(*dirs));
@@ -286,6 +306,11 @@ static void build_namespace(struct pop *p, unsigned nfiles, unsigned ndirs)
 	}
 	if (damage_is(p, "orphan"))
 		new_inode(p, S_IFREG | 0644)->nlink = 1;
+	else if (p->unfinished || damage_is(p, "orphanlinked"))
+		add_unlinked(p);
+	else if (damage_is(p, "orphanmissing"))
+		add_item(p, TWIG_ORPHAN_OBJECTID, TWIG_ORPHAN_ITEM_KEY,
+			 TWIG_ROOT_DIR_OBJECTID + nfiles + ndirs + 100, NULL, 0);
 	free(dirs);
 }
 
@@ -307,7 +332,8 @@ static void add_inode_items(struct pop *p)
 			.otime = { htole64(1700000000), 0 },
 		};
 
-		add_item(p, in->ino, TWIG_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
+		if (!in->headless)
+			add_item(p, in->ino, TWIG_INODE_ITEM_KEY, 0, &ii, sizeof(ii));
 	}
 }
 
@@ -605,15 +631,16 @@ int main(int argc, char **argv)
 	struct block *root;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:d:F:s:D:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:F:s:D:U:")) != -1) {
 		switch (c) {
 		case 'n': nfiles = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'd': ndirs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'F': p.fanout = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 's': p.rng += strtoull(optarg, NULL, 0); break;
 		case 'D': p.damage = optarg; break;
+		case 'U': p.unfinished = optarg; break;
 		default:
-			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] image");
+			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] [-U open|headless] image");
 		}
 	}
 	if (optind != argc - 1)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twigfs orphan items: inodes whose last name is gone but whose items are
+ * not deleted yet.
+ *
+ * An inode loses its last link in one transaction (unlink, rmdir, rename
+ * over it) but its items are deleted only when the last reference goes
+ * away, in later transactions (eviction deletes a bounded number of items
+ * per handle).  A crash in between would leave an inode no name reaches and
+ * sectors nothing frees.  So the transaction that drops nlink to 0 also
+ * inserts an empty ORPHAN_ITEM (TWIG_ORPHAN_OBJECTID, ORPHAN_ITEM, ino), and
+ * the handle that deletes the inode's last item deletes it.  Every committed
+ * tree therefore names each nameless inode, even one half deleted, and a
+ * read-write mount (or a remount from read-only) finishes their deletion
+ * before anyone can open a file.
+ */
+#include <linux/fs.h>
+#include "vfs.h"
+
+static void twig_orphan_key(struct twig_key *key, u64 ino)
+{
+	key->objectid = TWIG_ORPHAN_OBJECTID;
+	key->type = TWIG_ORPHAN_ITEM_KEY;
+	key->offset = ino;
+}
+
+/* Called in the handle that dropped @inode's link count to 0. */
+int twig_orphan_add(struct twig_trans *trans, struct inode *inode)
+{
+	struct twig_path *path;
+	struct twig_key key;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	twig_orphan_key(&key, inode->i_ino);
+	ret = twig_insert_empty_item(trans, trans->fs, path, &key, 0);
+	twig_free_path(path);
+	return ret;
+}
+
+/* Called in the handle that deleted the last item of @ino. */
+int twig_orphan_del(struct twig_trans *trans, u64 ino)
+{
+	struct twig_path *path;
+	struct twig_key key;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	twig_orphan_key(&key, ino);
+	ret = twig_search_slot(trans, trans->fs, &key, path, -1, 1);
+	if (ret == 0)
+		ret = twig_del_item(trans, trans->fs, path);
+	else if (ret > 0)
+		ret = 0;	/* never orphaned: a create that failed */
+	twig_free_path(path);
+	return ret;
+}
+
+/* The first orphan item naming an inode >= @ino: 0 and *found, 1 if none. */
+static int twig_orphan_next(struct twig_fs_info *fs, u64 ino, u64 *found)
+{
+	struct twig_path *path;
+	struct twig_key key;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	twig_orphan_key(&key, ino);
+	ret = twig_walk_first(fs, &key, path);
+	if (ret == 0) {
+		twig_item_key(path->nodes[0], path->slots[0], &key);
+		if (key.objectid == TWIG_ORPHAN_OBJECTID &&
+		    key.type == TWIG_ORPHAN_ITEM_KEY)
+			*found = key.offset;
+		else
+			ret = 1;
+	}
+	twig_free_path(path);
+	return ret;
+}
+
+/* An orphan item whose inode still has links: drop only the item. */
+static int twig_orphan_drop(struct twig_fs_info *fs, u64 ino)
+{
+	struct twig_trans *trans;
+	int ret;
+
+	trans = twig_start_transaction_reserved(fs, 1);
+	if (IS_ERR(trans))
+		return PTR_ERR(trans);
+	ret = twig_orphan_del(trans, ino);
+	twig_end_transaction(trans);
+	return ret;
+}
+
+/*
+ * Delete every inode an orphan item names.  Runs before the first
+ * read-write use of the tree (fill_super, remount rw): no such inode can
+ * be open then, and one already in the inode cache is left to its own
+ * eviction.  Errors are logged; the mount goes on and the items stay for
+ * the next one.
+ */
+void twig_orphan_cleanup(struct twig_fs_info *fs)
+{
+	struct super_block *sb = fs->sb;
+	struct twig_inode_item ii;
+	unsigned long done = 0;
+	u64 ino = 0;
+	int ret;
+
+	while (!(ret = twig_orphan_next(fs, ino, &ino))) {
+		struct inode *cached = ilookup(sb, ino);
+
+		if (cached) {
+			iput(cached);
+		} else {
+			ret = twig_read_inode_item(fs, ino, &ii);
+			if (!ret && le32_to_cpu(ii.nlink)) {
+				pr_warn("twigfs: %s: orphan item for linked inode %llu dropped\n",
+					sb->s_id, ino);
+				ret = twig_orphan_drop(fs, ino);
+			} else if (!ret || ret == -ENOENT) {
+				ret = twig_delete_inode_items(fs, ino);
+				done++;
+			}
+			if (ret)
+				break;
+		}
+		if (ino == U64_MAX)
+			break;
+		ino++;
+	}
+	if (ret < 0)
+		pr_err("twigfs: %s: cannot delete orphan inode %llu: %d\n",
+		       sb->s_id, ino, ret);
+	if (done)
+		pr_info("twigfs: %s: deleted %lu orphan inode%s\n", sb->s_id,
+			done, done == 1 ? "" : "s");
+}
