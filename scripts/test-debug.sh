@@ -1,6 +1,6 @@
 #!/bin/bash
 # The debug layer of `make test`: the concurrency test under all five lock
-# configurations on the lockdep + KASAN kernel.  Any lockdep or KASAN report
+# configurations, then the orphan test, on the lockdep + KASAN kernel.  Any lockdep or KASAN report
 # fails the boot (run.sh), and with it this layer.
 set -euo pipefail
 
@@ -11,7 +11,12 @@ job=$(mktemp)
 trap 'rm -f "$job"' EXIT
 cat >"$job" <<'GUEST'
 mkfs.twigfs -q -f /dev/vda || exit 1
-ROUNDS=${ROUNDS:-40} sh /twig/lock-matrix.sh /twig/test-vfs-concurrency.sh
+ROUNDS=${ROUNDS:-40} sh /twig/lock-matrix.sh /twig/test-vfs-concurrency.sh || rc=1
+# Orphan deletion at last close, at mount and at remount rw, under lockdep.
+umount /mnt 2>/dev/null
+mkfs.twigfs -q -f /dev/vda && mount -t twigfs /dev/vda /mnt &&
+	sh /twig/test-vfs-orphan.sh || rc=1
+exit ${rc:-0}
 GUEST
 out=${TEST_LOGS:-$(mktemp -d)}/debug-boot	# console.log stays for reading
 mkdir -p "$out"

@@ -34,7 +34,7 @@ esac
 all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
 twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
 if [[ ${QUICK:-0} == 1 ]]; then
-	: "${REPEAT:=2}" "${DURATION:=3}" "${NFILES:=10}" "${LOOKUP_SECS:=2}"
+	: "${REPEAT:=2}" "${DURATION:=6}" "${NFILES:=10}" "${LOOKUP_SECS:=2}"
 else
 	: "${REPEAT:=3}" "${DURATION:=20}" "${NFILES:=100}" "${LOOKUP_SECS:=10}"
 fi

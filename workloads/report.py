@@ -218,6 +218,10 @@ def parse_output(workload, text):
                       text)
         if not m:
             return None, {}, "no Throughput line"
+        if float(m.group(1)) == 0:
+            # dbench 4.00 measures only after its warm-up; a run that ends
+            # first prints 0 MB/s, which is no measurement at all.
+            return None, {}, "dbench measured nothing (the run ended in its warm-up: raise DURATION)"
         return float(m.group(1)), {"max_latency_ms": float(m.group(3))}, None
     if workload in ("create-own", "create-shared"):
         i = text.find("{")
@@ -764,6 +768,14 @@ def render(data, outdir, plots=True):
                 L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
     if verdicts:
         L += ["## Verdicts", ""] + ["- " + v for v in verdicts] + [""]
+    failed = [r for r in data["runs"] if r["status"] not in ("ok", "unavailable")]
+    if failed:
+        L += ["## Runs left out", "",
+              "Not counted in any figure above (raw outputs under boot-<n>-<kernel>/raw/):", ""]
+        L += ["- boot %s, run %s: %s %s rep %s: %s" % (r.get("boot"), r.get("run"),
+                                                     r["workload"], r["config"], r["rep"],
+                                                     r["status"]) for r in failed]
+        L += [""]
     L += ["## Method", "",
           "- Each figure: mean of the runs, sample standard deviation, 95% confidence "
           "interval of the mean from Student's t with n-1 degrees of freedom.",

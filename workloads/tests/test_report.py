@@ -152,6 +152,12 @@ class Parsing(unittest.TestCase):
                          (15, 9, 3))
         self.assertNotIn("commit", c)   # the commit= interval is a setting
 
+    def test_dbench_zero_is_no_measurement(self):
+        v, _, err = report.parse_output(
+            "dbench", "Throughput 0 MB/sec  50 clients  50 procs  max_latency=929.029 ms\n")
+        self.assertIsNone(v)
+        self.assertIn("warm-up", err)
+
     def test_failure(self):
         self.assertIsNotNone(report.parse_output("dbench", "Segmentation fault")[2])
 
@@ -176,6 +182,7 @@ class Render(unittest.TestCase):
         self.assertIn("| spin512 | 3 | 100 |", md)
         self.assertIn("unavailable: kernel refused osq", md)
         self.assertIn("failed: exit 1", md)
+        self.assertRegex(md, r"## Runs left out\n\n.*\n\n- boot 1, run \d+: \S+ btrfs rep \d: failed: exit 1")
         dbench = re.search(r"dbench: 2009 claim.*", md).group(0)
         self.assertRegex(dbench, r"spin512/mutex-nospin = 2\.0\d* .*\*\*reproduced\*\*")
         self.assertRegex(dbench, r"mutex-owner/mutex-nospin .*\*\*not reproduced\*\* \(no difference")
