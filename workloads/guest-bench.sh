@@ -211,8 +211,14 @@ while read -r idx wl cfg rep; do
 done <"$R/plan.txt"
 # Warm-up, discarded (raw outputs in warmup/): the first runs of a boot pay
 # for cold caches (dbench and its load file, fio, the module's code), and
-# without this they would always be the first configuration's.
-wcfg=$(awk '$2 == "yes" { print $1; exit }' "$R/available.txt")
+# without this they would always be the first configuration's.  It uses
+# the plan's first available configuration (mutex-nospin by default).
+wcfg=$(while read -r idx wl cfg rep; do
+	if grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
+		echo "${cfg%%#*}"
+		break
+	fi
+done <"$R/plan.txt")
 if [ -n "$wcfg" ]; then
 	RAW=$R/warmup
 	for wl in $(awk '!seen[$2]++ { print $2 }' "$R/plan.txt"); do
