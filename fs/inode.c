@@ -373,11 +373,15 @@ int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
 	return 0;
 }
 
+#define TWIG_DELETE_BATCH	16
+
 /*
  * Delete every item of @ino (inode, refs, extents), freeing data sectors,
- * a bounded number per transaction handle; the handle that finds nothing
- * left deletes the inode's orphan item (orphan.c).  Up to 15 deletes and
- * that one fit the 16 items each handle reserves.
+ * TWIG_DELETE_BATCH per transaction handle.  A handle stops before a
+ * delete beyond its batch, never after the last one, so the handle that
+ * deletes the inode's last item is the one that sees nothing left and
+ * deletes the orphan item (orphan.c): no commit can hold the orphan item
+ * without an item of its inode.
  */
 int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 {
@@ -392,12 +396,12 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 	if (!path)
 		return -ENOMEM;
 	for (;;) {
-		trans = twig_start_transaction_reserved(fs, 16);
+		trans = twig_start_transaction_reserved(fs, TWIG_DELETE_BATCH + 1);
 		if (IS_ERR(trans)) {
 			ret = PTR_ERR(trans);
 			break;
 		}
-		for (n = 0; n < 16; n++) {
+		for (n = 0; ; n++) {
 			struct twig_eb *leaf;
 			int slot;
 
@@ -421,12 +425,18 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 					break;
 				}
 				key = found;
+				n--;		/* nothing deleted */
 				continue;
 			}
 			twig_item_key(leaf, slot, &found);
 			if (found.objectid != ino) {
 				twig_release_path(path);
 				ret = 1;
+				break;
+			}
+			if (n == TWIG_DELETE_BATCH) {
+				twig_release_path(path);
+				ret = 0;	/* more to delete */
 				break;
 			}
 			if (found.type == TWIG_EXTENT_DATA_KEY) {

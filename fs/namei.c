@@ -468,21 +468,25 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 	struct inode *inode = d_inode(dentry);
 	struct twig_fs_info *fs = twig_isb(dir);
 	struct twig_trans *trans;
-	int ret;
+	bool last = inode->i_nlink == 1;
+	int ret = 0;
 
-	trans = twig_start_transaction_reserved(fs, 5);
+	/* three name items, the inode, the directory, the orphan item */
+	trans = twig_start_transaction_reserved(fs, 6);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
-	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
+	if (last)
+		ret = twig_orphan_add(trans, inode);
+	if (!ret)
+		ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inode->i_ctime = dir->i_ctime;
 		drop_nlink(inode);
 		ret = twig_update_inode(trans, inode);
 	}
-	if (!ret && !inode->i_nlink)
-		ret = twig_orphan_add(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
+	twig_orphan_undo(trans, inode, last, ret);
 	twig_end_transaction(trans);
 	return ret;
 }
@@ -496,10 +500,13 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 
 	if (i_size_read(inode))
 		return -ENOTEMPTY;
-	trans = twig_start_transaction_reserved(fs, 5);
+	/* three name items, the inode, the directory, the orphan item */
+	trans = twig_start_transaction_reserved(fs, 6);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
-	ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
+	ret = twig_orphan_add(trans, inode);
+	if (!ret)
+		ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inode->i_ctime = dir->i_ctime;
 		clear_nlink(inode);
@@ -507,9 +514,8 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 		ret = twig_update_inode(trans, inode);
 	}
 	if (!ret)
-		ret = twig_orphan_add(trans, inode);
-	if (!ret)
 		ret = twig_update_inode(trans, dir);
+	twig_orphan_undo(trans, inode, true, ret);
 	twig_end_transaction(trans);
 	return ret;
 }
@@ -561,6 +567,7 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	struct inode *old_inode = d_inode(old_dentry);
 	struct inode *new_inode = d_inode(new_dentry);
 	struct twig_trans *trans;
+	bool victim_last = false;
 	int ret;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
@@ -572,7 +579,12 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	    !(flags & RENAME_EXCHANGE) && i_size_read(new_inode))
 		return -ENOTEMPTY;
 
-	trans = twig_start_transaction_reserved(fs, 13);
+	/*
+	 * Worst case, RENAME_EXCHANGE: four names of three items each and
+	 * four inodes; a plain rename over a victim needs fewer, with its
+	 * orphan item.
+	 */
+	trans = twig_start_transaction_reserved(fs, 16);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	if (flags & RENAME_EXCHANGE) {
@@ -581,6 +593,13 @@ static int twig_rename(struct user_namespace *mnt_userns,
 		goto update_dirs;
 	}
 
+	victim_last = new_inode && (S_ISDIR(new_inode->i_mode) ||
+				    new_inode->i_nlink == 1);
+	if (victim_last) {
+		ret = twig_orphan_add(trans, new_inode);
+		if (ret)
+			goto out;
+	}
 	ret = twig_del_entry(trans, old_dir, &old_dentry->d_name, old_inode);
 	if (ret)
 		goto out;
@@ -597,8 +616,6 @@ static int twig_rename(struct user_namespace *mnt_userns,
 			drop_nlink(new_inode);
 		}
 		ret = twig_update_inode(trans, new_inode);
-		if (!ret && !new_inode->i_nlink)
-			ret = twig_orphan_add(trans, new_inode);
 		if (ret)
 			goto out;
 	}
@@ -617,6 +634,8 @@ update_dirs:
 	if (!ret && new_dir != old_dir)
 		ret = twig_update_inode(trans, new_dir);
 out:
+	if (new_inode)
+		twig_orphan_undo(trans, new_inode, victim_last, ret);
 	twig_end_transaction(trans);
 	return ret;
 }

@@ -24,7 +24,11 @@ static void twig_orphan_key(struct twig_key *key, u64 ino)
 	key->offset = ino;
 }
 
-/* Called in the handle that dropped @inode's link count to 0. */
+/*
+ * Called in the handle that will drop @inode's link count to 0, before
+ * the name goes: if the insert fails, nothing has changed yet.  An item
+ * already there (left by a cleanup that failed) names the same inode.
+ */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode)
 {
 	struct twig_path *path;
@@ -37,7 +41,20 @@ int twig_orphan_add(struct twig_trans *trans, struct inode *inode)
 	twig_orphan_key(&key, inode->i_ino);
 	ret = twig_insert_empty_item(trans, trans->fs, path, &key, 0);
 	twig_free_path(path);
-	return ret;
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/*
+ * A name removal that failed with @err after twig_orphan_add(): while the
+ * inode still has links its name may be intact, so take the item out
+ * again (best effort: the failed handle may be half applied already, and
+ * a mount drops an orphan item whose inode has links, with a warning).
+ */
+void twig_orphan_undo(struct twig_trans *trans, struct inode *inode,
+		      bool added, int err)
+{
+	if (added && err && inode->i_nlink)
+		twig_orphan_del(trans, inode->i_ino);
 }
 
 /* Called in the handle that deleted the last item of @ino. */
@@ -98,17 +115,34 @@ static int twig_orphan_drop(struct twig_fs_info *fs, u64 ino)
 	return ret;
 }
 
+/* Finish one orphan: 0, or -errno (logged by the caller). */
+static int twig_orphan_reap(struct twig_fs_info *fs, u64 ino)
+{
+	struct twig_inode_item ii;
+	int ret;
+
+	ret = twig_read_inode_item(fs, ino, &ii);
+	if (!ret && le32_to_cpu(ii.nlink)) {
+		pr_warn("twigfs: %s: orphan item for linked inode %llu dropped\n",
+			fs->sb->s_id, ino);
+		return twig_orphan_drop(fs, ino);
+	}
+	if (ret && ret != -ENOENT)
+		return ret;
+	return twig_delete_inode_items(fs, ino) ?: 1;
+}
+
 /*
  * Delete every inode an orphan item names.  Runs before the first
  * read-write use of the tree (fill_super, remount rw): no such inode can
  * be open then, and one already in the inode cache is left to its own
- * eviction.  Errors are logged; the mount goes on and the items stay for
- * the next one.
+ * eviction.  An inode that cannot be deleted is logged and skipped; its
+ * item stays for the next mount, and its number is never handed out again
+ * (only the last key of the tree sets the next inode number).
  */
 void twig_orphan_cleanup(struct twig_fs_info *fs)
 {
 	struct super_block *sb = fs->sb;
-	struct twig_inode_item ii;
 	unsigned long done = 0;
 	u64 ino = 0;
 	int ret;
@@ -116,28 +150,29 @@ void twig_orphan_cleanup(struct twig_fs_info *fs)
 	while (!(ret = twig_orphan_next(fs, ino, &ino))) {
 		struct inode *cached = ilookup(sb, ino);
 
+		if (atomic64_read(&fs->next_objectid) <= ino)
+			atomic64_set(&fs->next_objectid, ino + 1);
 		if (cached) {
 			iput(cached);
 		} else {
-			ret = twig_read_inode_item(fs, ino, &ii);
-			if (!ret && le32_to_cpu(ii.nlink)) {
-				pr_warn("twigfs: %s: orphan item for linked inode %llu dropped\n",
-					sb->s_id, ino);
-				ret = twig_orphan_drop(fs, ino);
-			} else if (!ret || ret == -ENOENT) {
-				ret = twig_delete_inode_items(fs, ino);
+			ret = twig_orphan_reap(fs, ino);
+			if (ret > 0)
 				done++;
-			}
-			if (ret)
+			else if (ret < 0)
+				pr_err("twigfs: %s: cannot delete orphan inode %llu: %d\n",
+				       sb->s_id, ino, ret);
+			if (ret == -EROFS)
 				break;
 		}
-		if (ino == U64_MAX)
+		if (ino == U64_MAX) {
+			ret = 1;
 			break;
+		}
 		ino++;
 	}
-	if (ret < 0)
-		pr_err("twigfs: %s: cannot delete orphan inode %llu: %d\n",
-		       sb->s_id, ino, ret);
+	if (ret < 0 && ret != -EROFS)
+		pr_err("twigfs: %s: cannot walk the orphan items: %d\n",
+		       sb->s_id, ret);
 	if (done)
 		pr_info("twigfs: %s: deleted %lu orphan inode%s\n", sb->s_id,
 			done, done == 1 ? "" : "s");

@@ -88,6 +88,8 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 /* orphan.c */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
 int twig_orphan_del(struct twig_trans *trans, u64 ino);
+void twig_orphan_undo(struct twig_trans *trans, struct inode *inode,
+		      bool added, int err);
 void twig_orphan_cleanup(struct twig_fs_info *fs);
 
 /* namei.c */

@@ -905,13 +905,32 @@ static void check_extents(struct fsck *f, const struct inode *in)
 			     in->nbytes, st.nbytes);
 }
 
+/*
+ * An orphan inode with no links, perhaps half deleted: it has no names
+ * (they went with the last link), and deletion goes in key order, so
+ * besides its INODE_ITEM only extents may be left.
+ */
+static void check_dying(struct fsck *f, const struct inode *in)
+{
+	struct twig_key key = { in->ino, 0, 0 };
+
+	for (size_t i = lower_bound(f, &key); i < f->nitems &&
+	     f->items[i].key.objectid == in->ino; i++) {
+		uint8_t type = f->items[i].key.type;
+
+		if (type != TWIG_INODE_ITEM_KEY && type != TWIG_EXTENT_DATA_KEY)
+			item_problem(f, &f->items[i], "%s item of an inode being deleted (orphan, no links)",
+				     twig_key_type_name(type) ? twig_key_type_name(type) : "unknown");
+	}
+}
+
 static void check_inode(struct fsck *f, struct inode *in)
 {
 	bool root = in->ino == TWIG_ROOT_DIR_OBJECTID;
 	uint32_t want;
 
 	if (in->orphan && (!in->ii || !in->nlink)) {
-		/* half deleted: only its sectors need accounting for */
+		check_dying(f, in);
 		check_extents(f, in);
 		return;
 	}

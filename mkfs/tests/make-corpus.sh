@@ -63,10 +63,13 @@ img=$OUT/valid-populated.img
 populated "$img"
 record valid-populated.img 0 -
 
-# What a crash leaves while an unlinked inode is being deleted: valid.
+# What a crash leaves while an unlinked inode is being deleted: valid;
+# but deletion goes in key order, so a name item never outlives the inode.
 for state in open headless; do
 	populated "$OUT/unlinked-$state.img" -U "$state"
 	record "unlinked-$state.img" 0 -
+	populated "$OUT/orphanleftover-$state.img" -U "$state" -D orphanleftover
+	record "orphanleftover-$state.img" 4 "INODE_REF.*being.deleted"
 done
 
 img=$OUT/sb-bitflip.img

@@ -277,6 +277,16 @@ static void add_unlinked(struct pop *p)
 	in->nlink = damage_is(p, "orphanlinked") ? 1 : 0;
 	in->headless = p->unfinished && !strcmp(p->unfinished, "headless");
 	add_item(p, TWIG_ORPHAN_OBJECTID, TWIG_ORPHAN_ITEM_KEY, in->ino, NULL, 0);
+	if (damage_is(p, "orphanleftover")) {
+		/* a name's item that deletion removes before any extent */
+		struct twig_inode_ref ref = { .index = htole64(99), .name_len = htole16(1) };
+		uint8_t buf[sizeof(ref) + 1];
+
+		memcpy(buf, &ref, sizeof(ref));
+		buf[sizeof(ref)] = 'x';
+		add_item(p, in->ino, TWIG_INODE_REF_KEY, TWIG_ROOT_DIR_OBJECTID,
+			 buf, sizeof(buf));
+	}
 }
 
 static void build_namespace(struct pop *p, unsigned nfiles, unsigned ndirs)
