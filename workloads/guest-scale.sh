@@ -1,10 +1,14 @@
 #!/bin/sh
-# Issue 4's benchmark runs (figures, not pass/fail tests): 100k empty files
-# in one directory and in 100 directories with the create rate at 10k and
-# 100k files, then dbench 50 for $DBENCH_SECS s on twigfs, ext4 and btrfs
-# in this same guest; fsck.twigfs after every twigfs run.
+# Issue 4's benchmark runs (figures, not pass/fail tests): $FILES (100k)
+# empty files in one directory and in 100 directories ($SCALE_DIRS) with
+# the create rate at 10k and at the end, a readdir of them all, then dbench
+# 50 for $DBENCH_SECS s (0: none) on twigfs, ext4 and btrfs in this same
+# guest; fsck.twigfs after every twigfs run.
 #   make run SCRIPT=workloads/guest-scale.sh EXTRA_DISKS=1 MOUNT=0
+# The guest gets no environment: to change a variable, put its assignment
+# in front of a copy of this script.
 FILES=${FILES:-100000}
+SCALE_DIRS=${SCALE_DIRS:-1 100}
 DBENCH_SECS=${DBENCH_SECS:-60}
 twig=/dev/vda
 ref=/dev/vdb
@@ -51,15 +55,19 @@ creates() {
 	echo "creates in $dirs dir(s): first 10000 at $(rate 10000 "$t0" "$t10")/s," \
 		"all $n at $(rate "$n" "$t0" "$t1")/s," \
 		"last $((n - 10000)) at $(rate $((n - 10000)) "$t10" "$t1")/s"
+	t0=$(now)
 	found=$(find /mnt -type f | wc -l)
-	echo "files found: $found of $n"
+	t1=$(now)
+	echo "files found: $found of $n (readdir at $(rate "$found" "$t0" "$t1")/s)"
 	[ "$found" = "$n" ] || rc=1
 	check_twig "creates-$dirs"
 }
 
-creates 1
-creates 100
+for dirs in $SCALE_DIRS; do
+	creates "$dirs"
+done
 
+[ "$DBENCH_SECS" -gt 0 ] || exit $rc
 for fs in twigfs ext4 btrfs; do
 	case $fs in
 	twigfs) fresh_twig; dev=$twig ;;
