@@ -401,7 +401,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 			ret = PTR_ERR(trans);
 			break;
 		}
-		for (n = 0; ; n++) {
+		for (n = 0; ; ) {
 			struct twig_eb *leaf;
 			int slot;
 
@@ -425,7 +425,6 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 					break;
 				}
 				key = found;
-				n--;		/* nothing deleted */
 				continue;
 			}
 			twig_item_key(leaf, slot, &found);
@@ -453,6 +452,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 			twig_release_path(path);
 			if (ret)
 				break;
+			n++;
 			key.type = 0;
 			key.offset = 0;
 		}

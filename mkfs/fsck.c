@@ -63,8 +63,6 @@ struct fsck {
 	size_t nitems, items_cap;
 	struct inode *inodes;
 	size_t ninodes;
-	const struct item **orphans;	/* ORPHAN_ITEMs, in inode order */
-	size_t norphans;
 	unsigned long errors;
 	uint64_t nblocks, nleaves, nextents;
 	uint64_t err_block;	/* context for report_block() */
@@ -499,21 +497,10 @@ static void load_inode(struct fsck *f, struct inode *in, const struct item *it)
 		item_problem(f, it, "invalid mode 0%o", in->mode);
 }
 
-static bool is_orphan(const struct fsck *f, uint64_t ino)
+static bool is_orphan_item(const struct item *it)
 {
-	size_t lo = 0, hi = f->norphans;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->orphans[mid]->key.offset == ino)
-			return true;
-		if (f->orphans[mid]->key.offset < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return it->key.objectid == TWIG_ORPHAN_OBJECTID &&
+	       it->key.type == TWIG_ORPHAN_ITEM_KEY;
 }
 
 /*
@@ -523,8 +510,11 @@ static bool is_orphan(const struct fsck *f, uint64_t ino)
  */
 static void check_orphans(struct fsck *f)
 {
-	for (size_t i = 0; i < f->norphans; i++) {
-		const struct item *it = f->orphans[i];
+	struct twig_key key = { TWIG_ORPHAN_OBJECTID, TWIG_ORPHAN_ITEM_KEY, 0 };
+
+	for (size_t i = lower_bound(f, &key); i < f->nitems &&
+	     is_orphan_item(&f->items[i]); i++) {
+		const struct item *it = &f->items[i];
 		const struct inode *in = find_inode(f, it->key.offset);
 
 		if (it->size)
@@ -542,16 +532,12 @@ static void check_orphans(struct fsck *f)
 static void build_inodes(struct fsck *f)
 {
 	f->inodes = xcalloc(f->nitems, sizeof(*f->inodes));
-	f->orphans = xcalloc(f->nitems, sizeof(*f->orphans));
 	for (size_t i = 0; i < f->nitems; i++) {
 		const struct item *it = &f->items[i];
 		struct inode *in;
 
-		if (it->key.objectid == TWIG_ORPHAN_OBJECTID &&
-		    it->key.type == TWIG_ORPHAN_ITEM_KEY) {
-			f->orphans[f->norphans++] = it;	/* sorted before inodes */
-			continue;
-		}
+		if (is_orphan_item(it))
+			continue;	/* check_orphans() */
 		if (it->key.objectid < TWIG_ROOT_DIR_OBJECTID) {
 			item_problem(f, it, "item for reserved objectid");
 			continue;
@@ -559,7 +545,8 @@ static void build_inodes(struct fsck *f)
 		if (!f->ninodes || f->inodes[f->ninodes - 1].ino != it->key.objectid) {
 			in = &f->inodes[f->ninodes++];
 			in->ino = it->key.objectid;
-			in->orphan = is_orphan(f, in->ino);
+			in->orphan = find_item(f, TWIG_ORPHAN_OBJECTID,
+					       TWIG_ORPHAN_ITEM_KEY, in->ino) != NULL;
 			if (it->key.type == TWIG_INODE_ITEM_KEY)
 				load_inode(f, in, it);
 			else if (!in->orphan)
@@ -1092,7 +1079,6 @@ static void free_fsck(struct fsck *f)
 		free(f->items[i].data);
 	free(f->items);
 	free(f->inodes);
-	free(f->orphans);
 	free(f->used);
 	if (f->fd >= 0)
 		close(f->fd);

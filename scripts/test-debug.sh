@@ -1,7 +1,7 @@
 #!/bin/bash
 # The debug layer of `make test`: the concurrency test under all five lock
-# configurations, then the orphan test, on the lockdep + KASAN kernel.  Any lockdep or KASAN report
-# fails the boot (run.sh), and with it this layer.
+# configurations, then the orphan test, on the lockdep + KASAN kernel.  Any
+# lockdep or KASAN report fails the boot (run.sh), and with it this layer.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -653,6 +653,9 @@ int main(int argc, char **argv)
 			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] [-U open|headless] image");
 		}
 	}
+	if (p.unfinished && strcmp(p.unfinished, "open") &&
+	    strcmp(p.unfinished, "headless"))
+		die("-U takes open or headless, not '%s'", p.unfinished);
 	if (optind != argc - 1)
 		die("no image given");
 	p.fd = open(argv[optind], O_RDWR);
