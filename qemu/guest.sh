@@ -16,11 +16,12 @@ flavour=()
 [[ ${FLAVOUR:-default} == debug ]] && flavour=(debug)
 tree=$("$top/qemu/build-kernel.sh" "${flavour[@]}" "${extra_patches[@]}" | tail -n 1)
 
-# Modules are built in a copy per kernel tree, so that two flavours (or a
-# compare run) never overwrite each other's objects.
+# Modules are built in a copy per kernel tree and source folder, so that two
+# flavours, a compare run or two checkouts never overwrite each other's
+# objects.
 build_module() {
 	local src=$1 dst
-	dst=$(dirname "$tree")/modules/$(basename "$src")
+	dst=$(dirname "$tree")/modules/$(basename "$src")-$(realpath "$src" | sha256sum | cut -c1-8)
 	mkdir -p "$dst"
 	# Two callers building the same copy at once would link a broken .ko.
 	exec 7>"$dst/.lock"
