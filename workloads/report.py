@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Build the bench report from a results folder (python3 standard library).
+"""Build the bench report from a results folder (python3 with scipy).
 
     report.py <results dir>            collect raw outputs -> results.json,
                                        then results.csv, report.md, *.png
@@ -9,7 +9,10 @@ Statistics: mean, sample standard deviation, 95% confidence interval of the
 mean from Student's t; the ratio of two means (a configuration against
 mutex-nospin, or kernel B against kernel A) with a 95% interval from
 Fieller's theorem for independent samples with unequal variances and
-Welch-Satterthwaite degrees of freedom.
+Welch-Satterthwaite degrees of freedom, beside a percentile bootstrap
+interval of the same ratio; the smallest detectable difference at 95%
+confidence and, from the noncentral t, at 80% power.  The distributions come
+from scipy.stats (Debian's python3-scipy).
 """
 import csv
 import json
@@ -19,6 +22,10 @@ import re
 import shutil
 import subprocess
 import sys
+
+import numpy
+import scipy.optimize
+import scipy.stats
 
 BASELINE = "mutex-nospin"
 FALLBACK_BASELINE = "mutex-osq"
@@ -50,67 +57,11 @@ def sd(xs):
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
-def _betacf(a, b, x):
-    """Continued fraction of the incomplete beta function (Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        de = d * c
-        h *= de
-        if abs(de - 1.0) < 1e-14:
-            break
-    return h
-
-
-def betai(a, b, x):
-    """Regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbt = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-           + a * math.log(x) + b * math.log(1.0 - x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(lbt) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
-
-
-def t_cdf(t, df):
-    if math.isinf(df):
-        return 0.5 * (1.0 + math.erf(t / math.sqrt(2.0)))
-    p = 0.5 * betai(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - p if t > 0 else p
-
-
 def t_ppf(p, df):
-    """Quantile of Student's t (bisection; df may be fractional)."""
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_ppf(1.0 - p, df)
-    lo, hi = 0.0, 1e6
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
+    """Quantile of Student's t; df may be fractional or infinite."""
+    if math.isinf(df):
+        return float(scipy.stats.norm.ppf(p))
+    return float(scipy.stats.t.ppf(p, df))
 
 
 def mean_ci(xs, level=0.95):
@@ -154,17 +105,63 @@ def ratio_ci(a, b, level=0.95):
     return r, (qb - math.sqrt(disc)) / qa, (qb + math.sqrt(disc)) / qa
 
 
+def welch_power(delta, se, df, level=0.95):
+    """Power of the two-sided Welch t-test to see a true difference delta
+    when the difference of means has standard error se (noncentral t)."""
+    tc = t_ppf(0.5 + level / 2.0, df)
+    nc = delta / se
+    if math.isinf(df):
+        norm = scipy.stats.norm
+        return float(norm.sf(tc - nc) + norm.cdf(-tc - nc))
+    nct = scipy.stats.nct
+    return float(nct.sf(tc, df, nc) + nct.cdf(-tc, df, nc))
+
+
 def detectable(a, b, level=0.95, power=0.8):
     """Smallest relative difference (fraction of mean(a)) the two samples
-    could detect: (95% CI half-width of the difference, the same at 80%
-    power).  None if either side has fewer than two values."""
+    could detect: (95% CI half-width of the difference, the difference the
+    Welch t-test would find with the given power).  None if either side has
+    fewer than two values."""
     if len(a) < 2 or len(b) < 2 or not mean(a):
         return None, None
     va, vb = sd(a) ** 2 / len(a), sd(b) ** 2 / len(b)
-    df = welch_df(va, len(a), vb, len(b))
     se = math.sqrt(va + vb) / abs(mean(a))
-    ta = t_ppf(0.5 + level / 2.0, df)
-    return ta * se, (ta + t_ppf(power, df)) * se
+    if se == 0:
+        return 0.0, 0.0
+    df = welch_df(va, len(a), vb, len(b))
+    half = t_ppf(0.5 + level / 2.0, df) * se
+    hi = half * 4
+    while welch_power(hi, se, df, level) < power:
+        hi *= 2
+    d80 = scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
+                                0.0, hi, xtol=1e-9)
+    return half, float(d80)
+
+
+def welch_p(a, b):
+    """Two-sided p value of Welch's t-test (None with fewer than 2 each)."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if sd(a) == 0 and sd(b) == 0:
+        return 0.0 if mean(a) != mean(b) else 1.0
+    return float(scipy.stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def bootstrap_ratio_ci(a, b, level=0.95, resamples=4999, seed=1):
+    """Percentile bootstrap interval of mean(b)/mean(a), resampling each
+    side independently; (lo, hi), or (None, None) with fewer than 3 runs a
+    side, where resampling can only repeat the data."""
+    if len(a) < 3 or len(b) < 3 or not mean(a):
+        return None, None
+    res = scipy.stats.bootstrap(
+        (list(a), list(b)), lambda x, y, axis=-1: y.mean(axis=axis) / x.mean(axis=axis),
+        vectorized=True, paired=False, confidence_level=level,
+        n_resamples=resamples, method="percentile",
+        random_state=numpy.random.default_rng(seed))
+    lo, hi = res.confidence_interval
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None, None
+    return float(lo), float(hi)
 
 
 def judge(r, lo, hi, claim):
@@ -541,9 +538,10 @@ def bench_table(data, workload, side):
     head = "ratio vs %s [95%% CI]" % (base or BASELINE)
     if base and base != BASELINE:
         head += " (%s unavailable)" % BASELINE
-    lines = ["| configuration | n | mean %s | sd | 95%% CI | %s |%s" %
-             (unit, head, " max latency ms |" if workload == "dbench" else ""),
-             "|---|---:|---:|---:|---:|---:|" + ("---:|" if workload == "dbench" else "")]
+    lines = ["| configuration | n | mean %s | sd | 95%% CI | %s | bootstrap 95%% CI "
+             "| Welch p |%s" % (unit, head, " max latency ms |" if workload == "dbench" else ""),
+             "|---|---:|---:|---:|---:|---:|---:|---:|" +
+             ("---:|" if workload == "dbench" else "")]
     for c in configs_in(data):
         xs = values(runs, workload, c, side)
         if not xs:
@@ -553,12 +551,17 @@ def bench_table(data, workload, side):
                       and r["side"] == side and r["status"].startswith("failed")]
             if failed:
                 why = failed[0]
-            lines.append("| %s | 0 | %s | | | |%s" % (c, why, " |" if workload == "dbench" else ""))
+            lines.append("| %s | 0 | %s | | | | | |%s" %
+                         (c, why, " |" if workload == "dbench" else ""))
             continue
         m, s, lo, hi = mean_ci(xs)
+        boot, pval = "—", "—"
         if bvals and c != base:
             r, rlo, rhi = ratio_ci(bvals, xs)
             ratio = "%s [%s]" % (fmt(r), fmt_ci(rlo, rhi))
+            boot = fmt_ci(*bootstrap_ratio_ci(bvals, xs))
+            p = welch_p(bvals, xs)
+            pval = fmt(p) if p is not None else "—"
         elif c == base:
             ratio = "1 (baseline)"
         else:
@@ -568,8 +571,8 @@ def bench_table(data, workload, side):
             lats = [r.get("max_latency_ms") for r in runs if r["workload"] == workload
                     and r["config"] == c and r["side"] == side and r["status"] == "ok"]
             lat = " %s |" % fmt(mean([x for x in lats if x is not None])) if any(lats) else " — |"
-        lines.append("| %s | %d | %s | %s | %s | %s |%s" %
-                     (c, len(xs), fmt(m), fmt(s), fmt_ci(lo, hi), ratio, lat))
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |%s" %
+                     (c, len(xs), fmt(m), fmt(s), fmt_ci(lo, hi), ratio, boot, pval, lat))
     return lines
 
 
@@ -578,22 +581,26 @@ def two_side_table(data, workload):
     runs = data["runs"]
     unit = WORKLOADS.get(workload, ("", ""))[1]
     lines = ["| configuration | A mean %s (n) | A 95%% CI | B mean %s (n) | B 95%% CI "
-             "| B/A [95%% CI] | detectable ±%% (95%% CI / 80%% power) |" % (unit, unit),
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| B/A [95%% CI] | bootstrap 95%% CI | Welch p "
+             "| detectable ±%% (95%% CI / 80%% power) |" % (unit, unit),
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     sentences = []
     for c in configs_in(data):
         a, b = values(runs, workload, c, "A"), values(runs, workload, c, "B")
         if not a or not b:
-            lines.append("| %s | %d runs | | %d runs | | — | — |" % (c, len(a), len(b)))
+            lines.append("| %s | %d runs | | %d runs | | — | — | — | — |" % (c, len(a), len(b)))
             continue
         ma, _, alo, ahi = mean_ci(a)
         mb, _, blo, bhi = mean_ci(b)
         r, lo, hi = ratio_ci(a, b)
         d95, d80 = detectable(a, b)
         det = "%s / %s" % (fmt(100 * d95, 2), fmt(100 * d80, 2)) if d95 is not None else "—"
-        lines.append("| %s | %s (%d) | %s | %s (%d) | %s | %s [%s] | %s |" %
+        p = welch_p(a, b)
+        lines.append("| %s | %s (%d) | %s | %s (%d) | %s | %s [%s] | %s | %s | %s |" %
                      (c, fmt(ma), len(a), fmt_ci(alo, ahi), fmt(mb), len(b),
-                      fmt_ci(blo, bhi), fmt(r), fmt_ci(lo, hi), det))
+                      fmt_ci(blo, bhi), fmt(r), fmt_ci(lo, hi),
+                      fmt_ci(*bootstrap_ratio_ci(a, b)), fmt(p) if p is not None else "—",
+                      det))
         word = judge(r, lo, hi, (1.0, float("inf")))
         word = {"reproduced": "B is faster", "not reproduced": "B is slower"}.get(word, word)
         sentences.append("%s: B/A = %s (95%% CI %s), %s; smallest detectable difference "

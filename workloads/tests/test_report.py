@@ -105,6 +105,32 @@ class Stats(unittest.TestCase):
         d95, d80 = report.detectable([100, 102, 98], [100, 101, 99])
         self.assertTrue(0 < d95 < d80 < 0.2)
 
+    def test_welch_p_known_value(self):
+        # means 2 and 5, both variances 1, n=3: t = 3.674, df = 4
+        self.assertAlmostEqual(report.welch_p([1, 2, 3], [4, 5, 6]), 0.02131, places=4)
+        self.assertIsNone(report.welch_p([1], [2, 3]))
+        self.assertEqual(report.welch_p([2, 2], [2, 2]), 1.0)
+
+    def test_power_is_eighty_percent_at_d80(self):
+        a, b = [100, 102, 98, 101], [100, 101, 99, 97]
+        d95, d80 = report.detectable(a, b)
+        va = report.sd(a) ** 2 / 4
+        vb = report.sd(b) ** 2 / 4
+        se = (va + vb) ** 0.5 / report.mean(a)
+        df = report.welch_df(va, 4, vb, 4)
+        self.assertAlmostEqual(report.welch_power(d80, se, df), 0.8, places=6)
+        # a difference of one half-width is seen only about half the time
+        self.assertAlmostEqual(report.welch_power(d95, se, df), 0.5, delta=0.05)
+        # the normal approximation (t_a + t_b) * se is close to the exact one
+        approx = (report.t_ppf(0.975, df) + report.t_ppf(0.8, df)) * se
+        self.assertAlmostEqual(d80 / approx, 1.0, delta=0.1)
+
+    def test_bootstrap_ratio(self):
+        lo, hi = report.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145])
+        self.assertTrue(1.4 < lo < 1.5 < hi < 1.6)
+        self.assertEqual(report.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145]), (lo, hi))
+        self.assertEqual(report.bootstrap_ratio_ci([1, 2], [3, 4]), (None, None))
+
     def test_judge(self):
         claim = (1.5, 2.5)
         self.assertEqual(report.judge(2.0, 1.8, 2.2, claim), "reproduced")
