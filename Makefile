@@ -8,7 +8,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	bench compare clean
+	bench aa compare clean
 
 all: tools module
 
@@ -37,6 +37,9 @@ test: deps
 
 bench: deps
 	@workloads/bench.sh
+
+aa: deps
+	@workloads/bench.sh --aa
 
 compare: deps
 	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch" >&2; exit 2; }

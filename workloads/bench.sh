@@ -10,7 +10,7 @@
 #
 # Variables: VCPUS MEM ACCEL CLIENTS DURATION REPEAT CONFIGS WORKLOADS
 # QUICK=1 NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
-# (see workloads/README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
+# SEED (the run order) AA (0: no second baseline copy) (see README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,10 +34,13 @@ esac
 all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
 twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
 if [[ ${QUICK:-0} == 1 ]]; then
-	: "${REPEAT:=2}" "${DURATION:=6}" "${NFILES:=10}" "${LOOKUP_SECS:=2}"
+	: "${REPEAT:=2}" "${DURATION:=6}" "${CREATE_SECS:=5}" "${LOOKUP_SECS:=2}"
 else
-	: "${REPEAT:=3}" "${DURATION:=20}" "${NFILES:=100}" "${LOOKUP_SECS:=10}"
+	: "${REPEAT:=3}" "${DURATION:=20}" "${CREATE_SECS:=30}" "${LOOKUP_SECS:=10}"
 fi
+: "${NFILES:=auto}" "${CREATE_PROBE:=100}"
+[[ $NFILES == auto || $NFILES =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "bench.sh: NFILES must be a number or 'auto'" >&2; exit 2; }
 case $mode in
 bench) : "${CONFIGS:=$all_configs}" ;;
 aa) : "${CONFIGS:=mutex-nospin}" ;;
@@ -47,11 +50,16 @@ esac
 : "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own create-shared lookup}"
 : "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
 export VCPUS MEM ACCEL
+: "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}"
 read -r -a configs <<<"${CONFIGS//,/ }"
 read -r -a workloads <<<"${WORKLOADS//,/ }"
 if [[ $mode == aa ]]; then
 	((${#configs[@]} == 1)) || { echo "bench.sh: --aa takes one CONFIGS entry" >&2; exit 2; }
 	configs=("${configs[0]}#A" "${configs[0]}#B")
+elif [[ $mode == bench && $AA == 1 && " ${configs[*]} " == *" mutex-nospin "* ]]; then
+	# A second, interleaved copy of the baseline: every report measures
+	# the smallest difference its own run could detect.
+	configs+=("mutex-nospin#B")
 fi
 
 commit=$(git -C "$top" rev-parse --short=12 HEAD)
@@ -87,16 +95,23 @@ if [[ $mode == compare ]]; then
 	labels+=(B)
 fi
 
-# plan: "<index> <workload> <config> <rep>"; configurations rotate by one
-# place each repetition so that no configuration always runs first.
+# plan <boot>: "<index> <workload> <config> <rep>" lines.  Within each
+# repetition of each workload the configurations run in a random order drawn
+# from SEED, the boot and the repetition, so no configuration always runs
+# first or next to the same neighbour, and the same SEED replays the plan.
 write_plan() {
-	local rep w i n=${#configs[@]} idx=0
+	local boot=$1 rep w c idx=0 wi=0
 	for ((rep = 1; rep <= REPEAT; rep++)); do
+		wi=0
 		for w in "${workloads[@]}"; do
-			for ((i = 0; i < n; i++)); do
+			wi=$((wi + 1))
+			while read -r c; do
 				idx=$((idx + 1))
-				echo "$idx $w ${configs[$(((i + rep - 1) % n))]} $rep"
-			done
+				echo "$idx $w $c $rep"
+			done < <(printf '%s\n' "${configs[@]}" |
+				awk -v s="$((SEED + 7919 * boot + 104729 * rep + 13 * wi))" \
+					'BEGIN { srand(s) } { printf "%.9f %s\n", rand(), $0 }' |
+				sort -k1,1 -s | cut -d' ' -f2)
 		done
 	done
 }
@@ -118,10 +133,12 @@ write_plan() {
 	echo "duration $DURATION"
 	echo "njobs $NJOBS"
 	echo "nfiles $NFILES"
+	echo "create_secs $CREATE_SECS"
 	echo "lookup_procs $LOOKUP_PROCS"
 	echo "lookup_secs $LOOKUP_SECS"
 	echo "lookup_files $LOOKUP_FILES"
 	echo "quick ${QUICK:-0}"
+	echo "seed $SEED"
 	echo "configs ${configs[*]}"
 	echo "workloads ${workloads[*]}"
 	for k in "${!kdirs[@]}"; do
@@ -136,7 +153,8 @@ write_plan() {
 } >"$out/host-info.txt"
 
 nruns=$((REPEAT * ${#workloads[@]} * ${#configs[@]}))
-per_run=$((DURATION * 2 + 40))
+longest=$((DURATION > CREATE_SECS ? DURATION : CREATE_SECS))
+per_run=$((longest * 3 + 40))
 timeout=$((nruns * per_run + 600))
 echo "bench: $mode, ${#configs[@]} configurations x ${#workloads[@]} workloads x $REPEAT repetitions = $nruns runs per boot, ${#labels[@]}x$BOOTS boots; results in $out"
 
@@ -146,7 +164,7 @@ boot() {
 	dir=$out/boot-$n-$label
 	mkdir -p "$dir"
 	cp -r "$out/harness" "$dir/"
-	write_plan >"$dir/plan.txt"
+	write_plan "$n" >"$dir/plan.txt"
 	cat >"$dir/params.env" <<-EOF
 		CLIENTS=$CLIENTS
 		DURATION=$DURATION
@@ -155,6 +173,8 @@ boot() {
 		LOOKUP_PROCS=$LOOKUP_PROCS
 		LOOKUP_SECS=$LOOKUP_SECS
 		LOOKUP_FILES=$LOOKUP_FILES
+		CREATE_SECS=$CREATE_SECS
+		CREATE_PROBE=$CREATE_PROBE
 	EOF
 	: >"$dir/progress.log"
 	[[ $label == B ]] && extra=("${patches[@]}")

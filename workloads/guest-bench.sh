@@ -4,7 +4,9 @@
 # share.  Nothing is parsed here: the host (report.py) reads the raw files.
 #
 #   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
-#                  LOOKUP_FILES (sourced)
+#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE (sourced); NFILES=auto
+#                  sizes the create runs from the warm-up pass so each lasts
+#                  about CREATE_SECS on the baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
 #   $R/harness/    this script, the fio job files, twig-lookup
 #
@@ -124,6 +126,24 @@ dump_stats() {
 	fi
 }
 
+# create_files_for <fio JSON output>: files per job for CREATE_SECS of
+# creating at the rate that run measured (files written / slowest job's
+# runtime), never fewer than CREATE_PROBE, and never more than half of the
+# 4 GiB bench disk holds in 4 KiB files (10000 per job for 50 jobs).
+create_files_for() {
+	awk -v secs="$CREATE_SECS" -v jobs="$NJOBS" -v floor="$CREATE_PROBE" '
+		/"write" *: *[{]/ { w = 1 }
+		w && /"total_ios"/ { v = $0; gsub(/[^0-9]/, "", v); n += v; w = 0 }
+		/"job_runtime"/ { v = $0; gsub(/[^0-9]/, "", v); if (v + 0 > rt) rt = v + 0 }
+		END {
+			if (n <= 0 || rt <= 0) exit
+			f = int(secs * n / (rt / 1000) / jobs + 0.999)
+			cap = int(262144 / jobs)
+			f = f > cap ? cap : f
+			print (f < floor ? floor : f)
+		}' "$1"
+}
+
 run_workload() {
 	case $1 in
 	dbench)
@@ -219,14 +239,40 @@ wcfg=$(while read -r idx wl cfg rep; do
 		break
 	fi
 done <"$R/plan.txt")
+grep -q '^mutex-nospin yes' "$R/available.txt" && wcfg=mutex-nospin
+sized=$NFILES
 if [ -n "$wcfg" ]; then
 	RAW=$R/warmup
-	for wl in $(awk '!seen[$2]++ { print $2 }' "$R/plan.txt"); do
-		say "[warm-up] $wl $wcfg, discarded"
-		one_run 0 "$wl" "$wcfg" 0 </dev/null
-	done
+	awk '!seen[$2]++ { print $2 }' "$R/plan.txt" >/tmp/workloads
+	while read -r wl; do
+		case $wl:$NFILES in
+		create-*:auto)
+			NFILES=$CREATE_PROBE
+			say "[warm-up] $wl $wcfg, $NJOBS x $NFILES files to size the runs, discarded"
+			one_run 0 "$wl" "$wcfg" 0 </dev/null
+			n=$(create_files_for "$R/warmup/000-$wl-$wcfg-r0/output.txt")
+			NFILES=auto
+			# The slowest create workload sets the size for both.
+			if [ -n "$n" ] && { [ "$sized" = auto ] || [ "$n" -lt "$sized" ]; }; then
+				sized=$n
+			fi
+			;;
+		*)
+			say "[warm-up] $wl $wcfg, discarded"
+			one_run 0 "$wl" "$wcfg" 0 </dev/null
+			;;
+		esac
+	done </tmp/workloads
 	unset RAW
 fi
+if [ "$sized" = auto ]; then
+	sized=$CREATE_PROBE
+	say "bench: could not size the create runs; using $sized files per job"
+fi
+NFILES=$sized
+echo "nfiles $NFILES" >>"$R/guest-info.txt"
+grep -q '^create-' "$R/plan.txt" &&
+	say "bench: create runs: $NJOBS jobs x $NFILES files of 4 KiB (about ${CREATE_SECS} s on $wcfg)"
 start=$(uptime_s)
 done_runs=0
 while read -r idx wl cfg rep; do

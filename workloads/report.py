@@ -529,6 +529,22 @@ def verdict(data, workload, side):
             % (text, fmt(claim[0]), fmt(claim[1]), "; ".join(parts)))
 
 
+def noise_floor(data, workload):
+    """The baseline's second, interleaved copy (side B of a bench run)
+    against the first: what this run could tell apart.  "" if absent."""
+    runs = data["runs"]
+    a = values(runs, workload, BASELINE, "A")
+    b = values(runs, workload, BASELINE, "B")
+    if len(a) < 2 or len(b) < 2:
+        return ""
+    r, lo, hi = ratio_ci(a, b)
+    d95, d80 = detectable(a, b)
+    return ("%s' / %s = %s (95%% CI %s, n=%d/%d); smallest difference this run could "
+            "detect: %s%% (95%% CI half-width), %s%% at 80%% power."
+            % (BASELINE, BASELINE, fmt(r), fmt_ci(lo, hi), len(b), len(a),
+               fmt(100 * d95, 2), fmt(100 * d80, 2)))
+
+
 def bench_table(data, workload, side):
     runs = data["runs"]
     unit = WORKLOADS.get(workload, ("", ""))[1]
@@ -725,8 +741,12 @@ def render(data, outdir, plots=True):
           (host.get("clients", "?"), host.get("duration", "?"),
            fmt(num(host.get("duration")) / 5 if num(host.get("duration")) else None)),
           "- `create-own` / `create-shared`: fio, %s processes each creating %s files of "
-          "4 KiB (own directory each / one shared directory); files/s = files / the "
-          "slowest job's runtime." % (host.get("njobs", "?"), host.get("nfiles", "?")),
+          "4 KiB (own directory each / one shared directory)%s; files/s = files / the "
+          "slowest job's runtime." %
+          (host.get("njobs", "?"), g.get("nfiles", host.get("nfiles", "?")),
+           (", sized by the warm-up pass for about %s s of creating on %s"
+            % (host.get("create_secs", "?"), BASELINE))
+           if host.get("nfiles") == "auto" else ""),
           "- `lookup`: twig-lookup, %s processes for %s s stat()ing never-seen names "
           "(dcache misses: a read-only tree search each) in a directory of %s files, "
           "reading the whole directory every 64th operation; ops/s." %
@@ -742,6 +762,9 @@ def render(data, outdir, plots=True):
                                            a[1] if a else ""))
         L.append("")
     sides = sorted({r["side"] for r in runs}) or ["A"]
+    if mode == "bench":
+        # Side B of a bench run is the second copy of the baseline only.
+        sides = ["A"]
     verdicts = []
     for w in workloads_in(data):
         wt, unit = WORKLOADS.get(w, (w, ""))[:2]
@@ -759,6 +782,10 @@ def render(data, outdir, plots=True):
         else:
             L += bench_table(data, w, sides[0]) + [""]
             v = verdict(data, w, sides[0])
+            floor = noise_floor(data, w)
+            if floor:
+                L += ["**Noise floor of this run.** " + floor, ""]
+                v = (v + " " if v else "") + "(" + floor + ")"
             if v:
                 L += ["**Verdict.** " + v, ""]
                 verdicts.append("%s: %s" % (w, v))
@@ -794,8 +821,15 @@ def render(data, outdir, plots=True):
           "also contains 1; *not distinguishable from noise* when it contains both 1 and "
           "part of the claim; *reproduced* when it lies above 1 and overlaps the claim; "
           "*not reproduced* also for a gain above the claimed range.",
-          "- Detectable difference (A/A, compare): the 95% CI half-width of the "
-          "difference of means, relative to A's mean, and (t.975 + t.80)·SE for 80% power.",
+          "- Bootstrap: a percentile interval of the same ratio from 4999 resamples of "
+          "each side (fixed seed); Welch p: two-sided Welch t-test of the two samples.",
+          "- Detectable difference (noise floor, A/A, compare): the 95%% CI half-width of "
+          "the difference of means, relative to A's mean, and the true difference that "
+          "Welch's test would find with 80%% power (noncentral t).  In a bench run the "
+          "baseline runs as two interleaved copies (%s and %s'): that pair gives "
+          "the run's own floor." % (BASELINE, BASELINE),
+          "- Order: within each repetition of each workload the configurations run in a "
+          "random order from seed %s (host-info.txt)." % host.get("seed", "?"),
           "- TCG guests are slow and noisy and the host load moves figures 2-4x; compare "
           "only within one results folder.  Raw outputs are under boot-*/raw/.", ""]
     with open(os.path.join(outdir, "report.md"), "w") as f:

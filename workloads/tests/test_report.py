@@ -220,6 +220,25 @@ class Render(unittest.TestCase):
         self.assertRegex(md, r"\| write_contended \| 25 \|")
         self.assertIn("Fieller", md)
 
+    def test_bench_noise_floor_from_baseline_copy(self):
+        data = synthetic()
+        # the baseline's second copy, a little apart from the first
+        for i, x in enumerate((51, 49, 53)):
+            data["runs"].append(run("dbench", "mutex-nospin", float(x), side="B", rep=i + 1))
+        md = self.render(data)
+        floor = re.search(r"\*\*Noise floor of this run\.\*\* (.*)", md).group(1)
+        a, b = [50, 52, 48], [51, 49, 53]
+        d95, d80 = report.detectable(a, b)
+        self.assertIn("mutex-nospin' / mutex-nospin = 1.02 ", floor)
+        self.assertIn("%s%% (95%% CI half-width), %s%% at 80%% power"
+                      % (report.fmt(100 * d95, 2), report.fmt(100 * d80, 2)), floor)
+        # the copy is not a configuration of its own in the main table
+        table = md[md.index("## dbench"):md.index("**Verdict.**")]
+        self.assertEqual(table.count("| mutex-nospin |"), 1)
+        self.assertIn("| mutex-nospin | 3 | 50 |", table)
+        # and no floor is claimed where there is no copy
+        self.assertEqual(md.count("Noise floor of this run"), 1)
+
     def test_lookup_control_is_mutex_osq(self):
         runs = [{"workload": "lookup", "config": c, "side": "A", "status": "ok", "value": v}
                 for c, vs in (("mutex-nospin", (10, 11, 9)), ("mutex-osq", (20, 21, 19)),
