@@ -7,7 +7,7 @@ pkgs=(
 	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio xz-utils
 	make gcc patch sparse kmod
 	# guest and its userspace
-	qemu-system-x86 busybox-static dbench fio e2fsprogs btrfs-progs
+	qemu-system-x86 busybox-static dbench fio fsmark e2fsprogs btrfs-progs
 	# harness and reports
 	rsync gnuplot-nox python3 python3-scipy shellcheck
 )

@@ -47,7 +47,8 @@ aa) : "${CONFIGS:=mutex-nospin}" ;;
 compare) : "${CONFIGS:=$twig_configs}" "${BOOTS:=2}" ;;
 esac
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
-: "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own create-shared lookup}"
+: "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own create-shared fsmark-own fsmark-shared lookup}"
+: "${FSMARK_LOOPS:=4}"
 : "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
 export VCPUS MEM ACCEL
 : "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}"
@@ -76,6 +77,8 @@ out=$(cd "$out" && pwd)
 # files and the lookup program (static, so it runs in the initramfs).
 cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
 gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
+# Debian's fs_mark needs only libc, which the guest has.
+cp /usr/bin/fs_mark "$out/harness/"
 
 # Each kernel is resolved (and built if needed) once, never while another
 # build runs: two builds on a 2-core host would each take twice as long.
@@ -134,6 +137,7 @@ write_plan() {
 	echo "njobs $NJOBS"
 	echo "nfiles $NFILES"
 	echo "create_secs $CREATE_SECS"
+	echo "fsmark_loops $FSMARK_LOOPS"
 	echo "lookup_procs $LOOKUP_PROCS"
 	echo "lookup_secs $LOOKUP_SECS"
 	echo "lookup_files $LOOKUP_FILES"
@@ -175,6 +179,7 @@ boot() {
 		LOOKUP_FILES=$LOOKUP_FILES
 		CREATE_SECS=$CREATE_SECS
 		CREATE_PROBE=$CREATE_PROBE
+		FSMARK_LOOPS=$FSMARK_LOOPS
 	EOF
 	: >"$dir/progress.log"
 	[[ $label == B ]] && extra=("${patches[@]}")

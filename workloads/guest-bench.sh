@@ -4,7 +4,8 @@
 # share.  Nothing is parsed here: the host (report.py) reads the raw files.
 #
 #   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
-#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE (sourced); NFILES=auto
+#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE FSMARK_LOOPS
+#                  (sourced); NFILES=auto
 #                  sizes the create runs from the warm-up pass so each lasts
 #                  about CREATE_SECS on the baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
@@ -126,22 +127,49 @@ dump_stats() {
 	fi
 }
 
-# create_files_for <fio JSON output>: files per job for CREATE_SECS of
-# creating at the rate that run measured (files written / slowest job's
-# runtime), never fewer than CREATE_PROBE, and never more than half of the
-# 4 GiB bench disk holds in 4 KiB files (10000 per job for 50 jobs).
+# create_files_for <output>: files per job for CREATE_SECS of creating at
+# the rate a warm-up run measured (fio JSON: files written / slowest job's
+# runtime; fs_mark: the mean of its Files/sec lines), never fewer than
+# CREATE_PROBE, and never more than half of the 4 GiB bench disk holds in
+# 4 KiB files (5242 per job for 50 jobs).
 create_files_for() {
 	awk -v secs="$CREATE_SECS" -v jobs="$NJOBS" -v floor="$CREATE_PROBE" '
 		/"write" *: *[{]/ { w = 1 }
 		w && /"total_ios"/ { v = $0; gsub(/[^0-9]/, "", v); n += v; w = 0 }
 		/"job_runtime"/ { v = $0; gsub(/[^0-9]/, "", v); if (v + 0 > rt) rt = v + 0 }
+		/Files\/sec/ { fsm = 1; next }
+		fsm && NF == 5 && $4 + 0 > 0 { fr += $4; nfr++ }
 		END {
-			if (n <= 0 || rt <= 0) exit
-			f = int(secs * n / (rt / 1000) / jobs + 0.999)
+			if (nfr > 0)
+				rate = fr / nfr
+			else if (n > 0 && rt > 0)
+				rate = n / (rt / 1000)
+			else
+				exit
+			f = int(secs * rate / jobs + 0.999)
 			cap = int(262144 / jobs)
 			f = f > cap ? cap : f
 			print (f < floor ? floor : f)
 		}' "$1"
+}
+
+# fs_mark, Chris Mason's create benchmark: NJOBS threads each creating
+# NFILES 4 KiB files (no fsync, files kept) over FSMARK_LOOPS loops, in a
+# directory per thread (-t 1 per -d) or all in one (-t NJOBS).
+fsmark_run() {
+	per=$(((NFILES + FSMARK_LOOPS - 1) / FSMARK_LOOPS))
+	if [ "$1" = fsmark-own ]; then
+		set --
+		i=0
+		while [ "$i" -lt "$NJOBS" ]; do
+			mkdir -p "$mnt/fsm/d$i" && set -- "$@" -d "$mnt/fsm/d$i"
+			i=$((i + 1))
+		done
+		set -- "$@" -t 1
+	else
+		mkdir -p "$mnt/fsm" && set -- -d "$mnt/fsm" -t "$NJOBS"
+	fi
+	"$H/fs_mark" "$@" -n "$per" -s 4096 -S 0 -k -L "$FSMARK_LOOPS" -l /tmp/fs_mark.log
 }
 
 run_workload() {
@@ -158,6 +186,8 @@ run_workload() {
 		mkdir -p "$mnt/shared" &&
 			DIR=$mnt/shared NJOBS=$NJOBS NFILES=$NFILES \
 				fio --output-format=json "$H/create-shared.fio" ;;
+	fsmark-own | fsmark-shared)
+		fsmark_run "$1" ;;
 	lookup)
 		mkdir -p "$mnt/lookup" &&
 			"$H/twig-lookup" "$mnt/lookup" "$LOOKUP_PROCS" "$LOOKUP_SECS" \
@@ -246,7 +276,7 @@ if [ -n "$wcfg" ]; then
 	awk '!seen[$2]++ { print $2 }' "$R/plan.txt" >/tmp/workloads
 	while read -r wl; do
 		case $wl:$NFILES in
-		create-*:auto)
+		create-*:auto | fsmark-*:auto)
 			NFILES=$CREATE_PROBE
 			say "[warm-up] $wl $wcfg, $NJOBS x $NFILES files to size the runs, discarded"
 			one_run 0 "$wl" "$wcfg" 0 </dev/null
@@ -271,7 +301,7 @@ if [ "$sized" = auto ]; then
 fi
 NFILES=$sized
 echo "nfiles $NFILES" >>"$R/guest-info.txt"
-grep -q '^create-' "$R/plan.txt" &&
+grep -q ' \(create\|fsmark\)-' "$R/plan.txt" &&
 	say "bench: create runs: $NJOBS jobs x $NFILES files of 4 KiB (about ${CREATE_SECS} s on $wcfg)"
 start=$(uptime_s)
 done_runs=0

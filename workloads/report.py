@@ -40,6 +40,10 @@ WORKLOADS = {
                    "spinning 30-50% faster"),
     "create-shared": ("4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
                       "spinning 30-50% faster"),
+    "fsmark-own": ("fs_mark 4 KiB creates, one directory per thread", "files/s", (1.3, 1.5),
+                   "spinning 30-50% faster"),
+    "fsmark-shared": ("fs_mark 4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
+                      "spinning 30-50% faster"),
     "lookup": ("lookups and readdir of a shared directory", "ops/s", None, None),
 }
 
@@ -236,6 +240,21 @@ def parse_output(workload, text):
         if secs <= 0:
             return None, {}, "zero runtime"
         return files / secs, {"files": files, "fio_seconds": secs}, None
+    if workload in ("fsmark-own", "fsmark-shared"):
+        # After fs_mark's header line, one row per loop:
+        # FSUse% Count Size Files/sec App-Overhead
+        head = re.search(r"^FSUse%\s+Count\s+Size\s+Files/sec", text, re.M)
+        if not head:
+            return None, {}, "no fs_mark table"
+        loops = []
+        for line in text[head.end():].splitlines()[1:]:
+            f = line.split()
+            if len(f) != 5 or any(num(x) is None for x in f):
+                break
+            loops.append(float(f[3]))
+        if not loops:
+            return None, {}, "fs_mark printed no loop"
+        return mean(loops), {"fsmark_loops": loops}, None
     if workload == "lookup":
         m = re.search(r"lookups (\d+) readdirs (\d+) seconds ([\d.]+) ops_per_sec ([\d.]+)", text)
         if not m:
@@ -747,6 +766,11 @@ def render(data, outdir, plots=True):
            (", sized by the warm-up pass for about %s s of creating on %s"
             % (host.get("create_secs", "?"), BASELINE))
            if host.get("nfiles") == "auto" else ""),
+          "- `fsmark-own` / `fsmark-shared`: fs_mark, %s threads creating 4 KiB files "
+          "(no fsync, files kept) in %s loops, a directory per thread / one shared "
+          "directory, the same number of files per thread as the fio creates; "
+          "files/s = the mean of fs_mark's per-loop Files/sec." %
+          (host.get("njobs", "?"), host.get("fsmark_loops", "?")),
           "- `lookup`: twig-lookup, %s processes for %s s stat()ing never-seen names "
           "(dcache misses: a read-only tree search each) in a directory of %s files, "
           "reading the whole directory every 64th operation; ops/s." %

@@ -17,6 +17,8 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import report  # noqa: E402
 
+SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples")
+
 
 def run(workload, config, value, side="A", rep=1, status="ok", **extra):
     r = {"run": 0, "boot": 1, "side": side, "kernel": side, "workload": workload,
@@ -161,6 +163,24 @@ class Parsing(unittest.TestCase):
         v, _, err = report.parse_output(
             "lookup", "lookups 120319 readdirs 1862 seconds 5.221 ops_per_sec 23400.1\n")
         self.assertEqual((v, err), (23400.1, None))
+
+    def test_fs_mark_recorded_sample(self):
+        # Debian fsmark 3.3, `fs_mark -d DIR -t 2 -n 100 -s 4096 -S 0 -k -L 2`
+        with open(os.path.join(SAMPLES, "fs_mark-3.3.txt")) as f:
+            text = f.read()
+        for w in ("fsmark-own", "fsmark-shared"):
+            v, extra, err = report.parse_output(w, text)
+            self.assertIsNone(err)
+            self.assertEqual(extra["fsmark_loops"], [8394.0, 8911.5])
+            self.assertAlmostEqual(v, (8394.0 + 8911.5) / 2)
+
+    def test_fs_mark_failures(self):
+        v, _, err = report.parse_output("fsmark-own", "fs_mark: bad option\n")
+        self.assertEqual((v, err), (None, "no fs_mark table"))
+        v, _, err = report.parse_output(
+            "fsmark-own", "FSUse%        Count         Size    Files/sec     App Overhead\n"
+            "Error in unlink of /mnt/x : No space left on device\n")
+        self.assertEqual((v, err), (None, "fs_mark printed no loop"))
 
     def test_lock_stats_table(self):
         path = os.path.join(tempfile.mkdtemp(), "twigfs-stats.txt")
