@@ -8,7 +8,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	bench aa compare clean
+	bench aa profile compare clean
 
 all: tools module
 
@@ -40,6 +40,12 @@ bench: deps
 
 aa: deps
 	@workloads/bench.sh --aa
+
+# One profiled run: make profile WORKLOAD=dbench LOCK=spin512
+profile: deps
+	@test -n "$(WORKLOAD)" -a -n "$(LOCK)" || \
+		{ echo "usage: make profile WORKLOAD=<workload> LOCK=<configuration>" >&2; exit 2; }
+	@PROFILE=1 REPEAT=0 AA=0 WORKLOADS="$(WORKLOAD)" CONFIGS="$(LOCK)" workloads/bench.sh
 
 compare: deps
 	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch" >&2; exit 2; }

@@ -9,7 +9,7 @@ pkgs=(
 	# guest and its userspace
 	qemu-system-x86 busybox-static dbench fio fsmark e2fsprogs btrfs-progs
 	# harness and reports
-	rsync gnuplot-nox python3 python3-scipy shellcheck
+	rsync gnuplot-nox python3 python3-scipy shellcheck linux-perf
 )
 missing=()
 for p in "${pkgs[@]}"; do

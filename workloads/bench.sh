@@ -10,7 +10,8 @@
 #
 # Variables: VCPUS MEM ACCEL CLIENTS DURATION REPEAT CONFIGS WORKLOADS
 # QUICK=1 NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
-# SEED (the run order) AA (0: no second baseline copy) (see README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
+# SEED (the run order) AA (0: no second baseline copy) PROFILE=1 (perf in
+# separate runs) (see README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,7 +52,7 @@ esac
 : "${FSMARK_LOOPS:=4}"
 : "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
 export VCPUS MEM ACCEL
-: "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}"
+: "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}" "${PROFILE:=0}"
 read -r -a configs <<<"${CONFIGS//,/ }"
 read -r -a workloads <<<"${WORKLOADS//,/ }"
 if [[ $mode == aa ]]; then
@@ -79,6 +80,16 @@ cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
 gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
 # Debian's fs_mark needs only libc, which the guest has.
 cp /usr/bin/fs_mark "$out/harness/"
+# PROFILE=1: Debian's perf (linux-perf, the guest kernel's version) and its
+# libraries, run in the guest with LD_LIBRARY_PATH.
+if [[ $PROFILE == 1 ]]; then
+	perf=$(command -v perf) || { echo "bench.sh: PROFILE=1 needs perf (linux-perf)" >&2; exit 2; }
+	mkdir -p "$out/harness/perf/lib"
+	cp "$(readlink -f "$perf")" "$out/harness/perf/perf"
+	ldd "$perf" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
+		cp -L "$lib" "$out/harness/perf/lib/"
+	done
+fi
 
 # Each kernel is resolved (and built if needed) once, never while another
 # build runs: two builds on a 2-core host would each take twice as long.
@@ -119,6 +130,19 @@ write_plan() {
 	done
 }
 
+# profile plan: one profiled run per workload and configuration (not the
+# baseline's second copy), after the counted ones.
+write_profile_plan() {
+	local w c idx=0
+	for w in "${workloads[@]}"; do
+		for c in "${configs[@]}"; do
+			[[ $c == *#B ]] && continue
+			idx=$((idx + 1))
+			echo "$idx $w ${c%#A} 1"
+		done
+	done
+}
+
 {
 	echo "mode $mode"
 	echo "date $(date -Is)"
@@ -143,6 +167,7 @@ write_plan() {
 	echo "lookup_files $LOOKUP_FILES"
 	echo "quick ${QUICK:-0}"
 	echo "seed $SEED"
+	echo "profile $PROFILE"
 	echo "configs ${configs[*]}"
 	echo "workloads ${workloads[*]}"
 	for k in "${!kdirs[@]}"; do
@@ -157,6 +182,7 @@ write_plan() {
 } >"$out/host-info.txt"
 
 nruns=$((REPEAT * ${#workloads[@]} * ${#configs[@]}))
+[[ $PROFILE == 1 ]] && nruns=$((nruns + ${#workloads[@]} * ${#configs[@]}))
 longest=$((DURATION > CREATE_SECS ? DURATION : CREATE_SECS))
 per_run=$((longest * 3 + 40))
 timeout=$((nruns * per_run + 600))
@@ -169,6 +195,8 @@ boot() {
 	mkdir -p "$dir"
 	cp -r "$out/harness" "$dir/"
 	write_plan "$n" >"$dir/plan.txt"
+	: >"$dir/profile.txt"
+	[[ $PROFILE == 1 ]] && write_profile_plan >"$dir/profile.txt"
 	cat >"$dir/params.env" <<-EOF
 		CLIENTS=$CLIENTS
 		DURATION=$DURATION

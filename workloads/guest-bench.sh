@@ -11,6 +11,8 @@
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
 #   $R/harness/    this script, the fio job files, twig-lookup
 #
+#   $R/profile.txt the same for profiled runs (PROFILE=1), run last
+#
 # Writes $R/available.txt ("<config> yes|no <why>"), $R/guest-info.txt,
 # $R/progress.log (one "[run i/N] ..." line per run, tailed by the host) and
 # $R/raw/<index>-<workload>-<config>-r<rep>/{output,meta,twigfs-stats,
@@ -69,7 +71,8 @@ fresh_fs() {
 # Decide once per boot which configurations this kernel and module can run.
 probe() {
 	: >"$R/available.txt"
-	cut -d' ' -f3 "$R/plan.txt" | sed 's/#.*//' | sort -u >/tmp/configs
+	cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null | cut -d' ' -f3 |
+		sed 's/#.*//' | sort -u >/tmp/configs
 	while read -r c; do
 		# shellcheck disable=SC2046
 		set -- $(config_def "$c")
@@ -172,6 +175,36 @@ fsmark_run() {
 	"$H/fs_mark" "$@" -n "$per" -s 4096 -S 0 -k -L "$FSMARK_LOOPS" -l /tmp/fs_mark.log
 }
 
+# PROFILE=1: perf (copied with its libraries into $H/perf/ by the host)
+# records lock contention (tracepoints lock:contention_begin/end) and
+# perf stat counters system-wide while a separate, uncounted run works.
+# perf.data stays in the guest's /tmp; only the text reports come back.
+perfx() { LD_LIBRARY_PATH=$H/perf/lib "$H/perf/perf" "$@"; }
+
+profile_start() {
+	[ -d /sys/kernel/tracing/events ] ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+	rm -f /tmp/perf-lock.data
+	perfx lock record -a -o /tmp/perf-lock.data >"$1/perf-lock-record.txt" 2>&1 &
+	lockpid=$!
+	perfx stat -a -x, -e context-switches,cpu-migrations,task-clock \
+		-o "$1/perf-stat.txt" sleep 100000 >/dev/null 2>&1 &
+	statpid=$!
+	# let both open their events before the workload starts
+	sleep 2
+}
+
+profile_stop() {
+	kill -INT "$lockpid" 2>/dev/null
+	# perf stat ends when its sleep does, and then prints its counters
+	pkill -f '^sleep 100000$' 2>/dev/null || kill "$statpid" 2>/dev/null
+	wait "$lockpid" "$statpid" 2>/dev/null
+	perfx lock contention -i /tmp/perf-lock.data -E 10 -k wait_total \
+		>"$1/perf-lock.txt" 2>"$1/perf-lock.err"
+	ls -l /tmp/perf-lock.data >>"$1/perf-lock-record.txt" 2>&1
+	rm -f /tmp/perf-lock.data
+}
+
 run_workload() {
 	case $1 in
 	dbench)
@@ -219,10 +252,12 @@ one_run() {
 	echo 3 >/proc/sys/vm/drop_caches
 	reset_stats
 	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
+	[ -n "${PROFILE_RUN:-}" ] && profile_start "$dir"
 	t0=$(uptime_s)
 	(cd "$mnt" && run_workload "$wl") >>"$dir/output.txt" 2>&1
 	st=$?
 	t1=$(uptime_s)
+	[ -n "${PROFILE_RUN:-}" ] && profile_stop "$dir"
 	dump_stats "$dir"
 	{
 		echo "loadavg_end $(cat /proc/loadavg)"
@@ -263,17 +298,18 @@ done <"$R/plan.txt"
 # for cold caches (dbench and its load file, fio, the module's code), and
 # without this they would always be the first configuration's.  It uses
 # the plan's first available configuration (mutex-nospin by default).
+cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null >/tmp/allruns
 wcfg=$(while read -r idx wl cfg rep; do
 	if grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
 		echo "${cfg%%#*}"
 		break
 	fi
-done <"$R/plan.txt")
+done </tmp/allruns)
 grep -q '^mutex-nospin yes' "$R/available.txt" && wcfg=mutex-nospin
 sized=$NFILES
 if [ -n "$wcfg" ]; then
 	RAW=$R/warmup
-	awk '!seen[$2]++ { print $2 }' "$R/plan.txt" >/tmp/workloads
+	awk '!seen[$2]++ { print $2 }' /tmp/allruns >/tmp/workloads
 	while read -r wl; do
 		case $wl:$NFILES in
 		create-*:auto | fsmark-*:auto)
@@ -301,7 +337,7 @@ if [ "$sized" = auto ]; then
 fi
 NFILES=$sized
 echo "nfiles $NFILES" >>"$R/guest-info.txt"
-grep -q ' \(create\|fsmark\)-' "$R/plan.txt" &&
+grep -q ' \(create\|fsmark\)-' /tmp/allruns &&
 	say "bench: create runs: $NJOBS jobs x $NFILES files of 4 KiB (about ${CREATE_SECS} s on $wcfg)"
 start=$(uptime_s)
 done_runs=0
@@ -319,4 +355,20 @@ while read -r idx wl cfg rep; do
 	one_run "$idx" "$wl" "$cfg" "$rep" </dev/null
 	done_runs=$((done_runs + 1))
 done <"$R/plan.txt"
+# Profiled runs come after every counted one and go to profile/, so perf's
+# own cost never touches a throughput figure.
+if [ -s "$R/profile.txt" ]; then
+	ptotal=$(grep -c . "$R/profile.txt")
+	RAW=$R/profile
+	PROFILE_RUN=1
+	while read -r idx wl cfg rep; do
+		if ! grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
+			say "[profile $idx/$ptotal] $wl $cfg — unavailable, skipped"
+			continue
+		fi
+		say "[profile $idx/$ptotal] $wl $cfg (perf lock contention, perf stat; not counted)"
+		one_run "$idx" "$wl" "$cfg" "$rep" </dev/null
+	done <"$R/profile.txt"
+	unset RAW PROFILE_RUN
+fi
 say "bench: done in $(hms "$(echo "$(uptime_s) $start" | awk '{printf "%d", $1 - $2}')")"

@@ -288,6 +288,115 @@ def parse_stats_block(name, lines, stats):
                     stats["_".join(words + [col])] = x
 
 
+PERF_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
+PERF_LOCK_ROW = re.compile(
+    r"^\s*(\d+)\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+([\d.]+)\s*(h|m|s|ms|us|ns)"
+    r"\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+(\S+)\s+(\S.*?)\s*$")
+
+
+def parse_perf_lock(text):
+    """Rows of `perf lock contention` (6.1, default fields): contended,
+    total wait, max wait, avg wait (perf's units, turned into ns), type,
+    caller; in perf's order (sorted by the -k key)."""
+    rows = []
+    for line in text.splitlines():
+        m = PERF_LOCK_ROW.match(line)
+        if not m:
+            continue
+        g = m.groups()
+        rows.append({"contended": int(g[0]),
+                     "wait_total_ns": float(g[1]) * PERF_UNITS[g[2]],
+                     "wait_max_ns": float(g[3]) * PERF_UNITS[g[4]],
+                     "wait_avg_ns": float(g[5]) * PERF_UNITS[g[6]],
+                     "type": g[7], "caller": g[8]})
+    return rows
+
+
+def parse_perf_stat(text):
+    """`perf stat -x,` output: {event: value} (task-clock in msec)."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split(",")
+        if line.startswith("#") or len(f) < 3:
+            continue
+        v = num(f[0])
+        if v is not None and f[2]:
+            out[f[2]] = v
+    return out
+
+
+def read_profiles(bdir, boot):
+    """The profiled runs of a boot (profile.txt, raw outputs in profile/)."""
+    out = []
+    for line in read_text(os.path.join(bdir, "profile.txt")).splitlines():
+        parts = line.split()
+        if len(parts) != 4:
+            continue
+        idx, workload, config, rep = parts
+        rdir = os.path.join(bdir, "profile", "%03d-%s-%s-r%s" % (int(idx), workload, config, rep))
+        if not os.path.isdir(rdir):
+            continue
+        meta = read_kv(os.path.join(rdir, "meta.txt"))
+        value, _, err = parse_output(workload, read_text(os.path.join(rdir, "output.txt")))
+        lock_text = read_text(os.path.join(rdir, "perf-lock.txt"))
+        out.append({"boot": boot, "workload": workload, "config": config,
+                    "status": "ok" if meta.get("status") == "0" and not err
+                    else "failed: " + (err or "exit %s" % meta.get("status", "none")),
+                    "value": value,
+                    "perf_lock": parse_perf_lock(lock_text),
+                    "perf_lock_error": (read_text(os.path.join(rdir, "perf-lock.err")).strip()
+                                        if not lock_text.strip() else ""),
+                    "perf_stat": parse_perf_stat(read_text(os.path.join(rdir, "perf-stat.txt"))),
+                    "twigfs_stats": read_stats(os.path.join(rdir, "twigfs-stats.txt"))})
+    return out
+
+
+def fmt_ns(ns):
+    for unit, base in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= base:
+            return "%.3g %s" % (ns / base, unit)
+    return "%.0f ns" % ns
+
+
+def profile_section(data, workload):
+    """Per configuration: perf stat counters, the top 10 contended locks of
+    perf lock contention, and twigfs's own lock counters per tree level,
+    from one profiled run that no throughput figure counts."""
+    profs = [p for p in data.get("profiles", []) if p["workload"] == workload]
+    if not profs:
+        return []
+    L = ["### Profile (PROFILE=1: separate runs, not counted in any figure above)", ""]
+    for p in profs:
+        st = p["perf_stat"]
+        L += ["**%s** (boot %s, %s%s): context switches %s, cpu migrations %s, "
+              "task-clock %s ms." %
+              (p["config"], p["boot"], p["status"],
+               ", %s %s" % (fmt(p["value"]), WORKLOADS.get(workload, ("", ""))[1])
+               if p["value"] is not None else "",
+               fmt_count(st.get("context-switches")), fmt_count(st.get("cpu-migrations")),
+               fmt_count(st.get("task-clock"))), ""]
+        if p["perf_lock"]:
+            L += ["| # | caller | type | contended | total wait | max wait | avg wait |",
+                  "|---:|---|---|---:|---:|---:|---:|"]
+            for i, r in enumerate(p["perf_lock"][:10]):
+                L.append("| %d | `%s` | %s | %d | %s | %s | %s |" %
+                         (i + 1, r["caller"], r["type"], r["contended"],
+                          fmt_ns(r["wait_total_ns"]), fmt_ns(r["wait_max_ns"]),
+                          fmt_ns(r["wait_avg_ns"])))
+            L.append("")
+        else:
+            L += ["perf lock contention: no rows%s." %
+                  (" (%s)" % p["perf_lock_error"].splitlines()[-1]
+                   if p["perf_lock_error"] else ""), ""]
+        levels = {k.split("/", 1)[-1]: v for k, v in p["twigfs_stats"].items()
+                  if k.startswith("lock_stats/") and v and
+                  re.search(r"(contended|wait_ns)$", k)}
+        if levels:
+            L += ["twigfs lock_stats of that run (per level): " +
+                  ", ".join("%s %s" % (k, fmt_count(v)) for k, v in sorted(levels.items())), ""]
+    return L
+
+
 def read_stats(path):
     """Counters from a twigfs-stats.txt ("== file" sections) or a plain
     "name value" file such as mutex_stats."""
@@ -308,7 +417,7 @@ def read_stats(path):
 def collect(outdir):
     host = read_kv(os.path.join(outdir, "host-info.txt"))
     mode = host.get("mode", "bench")
-    boots, runs = [], []
+    boots, runs, profiles = [], [], []
     for name in sorted(os.listdir(outdir)):
         m = re.match(r"boot-(\d+)-(\w+)$", name)
         if not m:
@@ -338,6 +447,7 @@ def collect(outdir):
         kconf = "kernel_%s_" % label
         plan = [line.split() for line in read_text(os.path.join(bdir, "plan.txt")).splitlines()
                 if len(line.split()) == 4]
+        profiles.extend(read_profiles(bdir, int(m.group(1))))
         for k, (idx, workload, config, rep) in enumerate(plan):
             base, _, side = config.partition("#")
             side = side or (label if mode == "compare" else "A")
@@ -378,7 +488,7 @@ def collect(outdir):
                 run["twigfs_stats"] = read_stats(os.path.join(rdir, "twigfs-stats.txt"))
                 run["mutex_stats"] = read_stats(os.path.join(rdir, "mutex-stats.txt"))
             runs.append(run)
-    return {"host": host, "mode": mode, "boots": boots, "runs": runs}
+    return {"host": host, "mode": mode, "boots": boots, "runs": runs, "profiles": profiles}
 
 
 # ---------------------------------------------------------------- rendering
@@ -418,7 +528,7 @@ def configs_in(data):
 
 def workloads_in(data):
     seen = []
-    for r in data["runs"]:
+    for r in data["runs"] + data.get("profiles", []):
         if r["workload"] not in seen:
             seen.append(r["workload"])
     return seen
@@ -824,6 +934,7 @@ def render(data, outdir, plots=True):
             t = stats_table(data, w, sides[0], field, collapse)
             if t:
                 L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
+        L += profile_section(data, w)
     if verdicts:
         L += ["## Verdicts", ""] + ["- " + v for v in verdicts] + [""]
     failed = [r for r in data["runs"] if r["status"] not in ("ok", "unavailable")]
