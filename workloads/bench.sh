@@ -34,6 +34,19 @@ esac
 
 all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
 twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
+# SWEEP=clients: every workload at SWEEP_POINTS clients/jobs (workload@N)
+# in one boot; SWEEP=vcpus: one boot per SWEEP_POINTS vCPU count.  Both
+# default to dbench on the twigfs configurations, 2 repetitions, no copy.
+case ${SWEEP:-} in
+"") ;;
+clients | vcpus)
+	[[ $mode == bench ]] || { echo "bench.sh: SWEEP is for make bench" >&2; exit 2; }
+	: "${CONFIGS:=$twig_configs}" "${WORKLOADS:=dbench}" "${REPEAT:=2}" "${AA:=0}"
+	[[ $SWEEP == clients ]] && : "${SWEEP_POINTS:=1 2 4 8 16 32 50}"
+	[[ $SWEEP == vcpus ]] && : "${SWEEP_POINTS:=1 2 4 8}"
+	;;
+*) echo "bench.sh: SWEEP must be clients or vcpus" >&2; exit 2 ;;
+esac
 if [[ ${QUICK:-0} == 1 ]]; then
 	: "${REPEAT:=2}" "${DURATION:=6}" "${CREATE_SECS:=5}" "${LOOKUP_SECS:=2}"
 else
@@ -55,6 +68,19 @@ export VCPUS MEM ACCEL
 : "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}" "${PROFILE:=0}"
 read -r -a configs <<<"${CONFIGS//,/ }"
 read -r -a workloads <<<"${WORKLOADS//,/ }"
+read -r -a points <<<"${SWEEP_POINTS:-}"
+for n in "${points[@]}"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: bad SWEEP_POINTS entry '$n'" >&2; exit 2; }
+done
+if [[ ${SWEEP:-} == clients ]]; then
+	swept=()
+	for w in "${workloads[@]}"; do
+		for n in "${points[@]}"; do swept+=("$w@$n"); done
+	done
+	workloads=("${swept[@]}")
+elif [[ ${SWEEP:-} == vcpus ]]; then
+	BOOTS=${#points[@]}
+fi
 if [[ $mode == aa ]]; then
 	((${#configs[@]} == 1)) || { echo "bench.sh: --aa takes one CONFIGS entry" >&2; exit 2; }
 	configs=("${configs[0]}#A" "${configs[0]}#B")
@@ -168,6 +194,8 @@ write_profile_plan() {
 	echo "quick ${QUICK:-0}"
 	echo "seed $SEED"
 	echo "profile $PROFILE"
+	echo "sweep ${SWEEP:-none}"
+	echo "sweep_points ${points[*]}"
 	echo "configs ${configs[*]}"
 	echo "workloads ${workloads[*]}"
 	for k in "${!kdirs[@]}"; do
@@ -238,6 +266,7 @@ boot() {
 start=$SECONDS
 n=0
 for ((b = 0; b < BOOTS; b++)); do
+	[[ ${SWEEP:-} == vcpus ]] && export VCPUS=${points[$b]}
 	for k in "${!labels[@]}"; do
 		n=$((n + 1))
 		boot "$n" "${labels[$k]}" "$k"

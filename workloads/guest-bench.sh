@@ -205,8 +205,18 @@ profile_stop() {
 	rm -f /tmp/perf-lock.data
 }
 
+# run_workload <workload>[@N]: @N (SWEEP=clients) runs N dbench clients,
+# lookup processes or create jobs, the creates with the same total number
+# of files as NJOBS jobs would make.  Runs in a subshell: nothing leaks.
 run_workload() {
 	case $1 in
+	*@*)
+		n=${1#*@}
+		NFILES=$(((NFILES * NJOBS + n - 1) / n))
+		CLIENTS=$n NJOBS=$n LOOKUP_PROCS=$n
+		;;
+	esac
+	case ${1%@*} in
 	dbench)
 		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
 			"$CLIENTS" ;;
@@ -220,7 +230,7 @@ run_workload() {
 			DIR=$mnt/shared NJOBS=$NJOBS NFILES=$NFILES \
 				fio --output-format=json "$H/create-shared.fio" ;;
 	fsmark-own | fsmark-shared)
-		fsmark_run "$1" ;;
+		fsmark_run "${1%@*}" ;;
 	lookup)
 		mkdir -p "$mnt/lookup" &&
 			"$H/twig-lookup" "$mnt/lookup" "$LOOKUP_PROCS" "$LOOKUP_SECS" \
@@ -309,7 +319,8 @@ grep -q '^mutex-nospin yes' "$R/available.txt" && wcfg=mutex-nospin
 sized=$NFILES
 if [ -n "$wcfg" ]; then
 	RAW=$R/warmup
-	awk '!seen[$2]++ { print $2 }' /tmp/allruns >/tmp/workloads
+	# one warm-up per workload, at the default size (a sweep's @N dropped)
+	awk '{ sub(/@.*/, "", $2) } !seen[$2]++ { print $2 }' /tmp/allruns >/tmp/workloads
 	while read -r wl; do
 		case $wl:$NFILES in
 		create-*:auto | fsmark-*:auto)

@@ -48,6 +48,17 @@ WORKLOADS = {
 }
 
 
+def wl_base(workload):
+    """A sweep's "dbench@8" is dbench with 8 clients."""
+    return workload.split("@")[0]
+
+
+def wl_clients(workload):
+    """N of "workload@N", None without one."""
+    _, _, n = workload.partition("@")
+    return int(n) if n.isdigit() else None
+
+
 # ---------------------------------------------------------------- statistics
 
 def mean(xs):
@@ -337,7 +348,8 @@ def read_profiles(bdir, boot):
         if not os.path.isdir(rdir):
             continue
         meta = read_kv(os.path.join(rdir, "meta.txt"))
-        value, _, err = parse_output(workload, read_text(os.path.join(rdir, "output.txt")))
+        value, _, err = parse_output(wl_base(workload),
+                                     read_text(os.path.join(rdir, "output.txt")))
         lock_text = read_text(os.path.join(rdir, "perf-lock.txt"))
         out.append({"boot": boot, "workload": workload, "config": config,
                     "status": "ok" if meta.get("status") == "0" and not err
@@ -371,7 +383,7 @@ def profile_section(data, workload):
         L += ["**%s** (boot %s, %s%s): context switches %s, cpu migrations %s, "
               "task-clock %s ms." %
               (p["config"], p["boot"], p["status"],
-               ", %s %s" % (fmt(p["value"]), WORKLOADS.get(workload, ("", ""))[1])
+               ", %s %s" % (fmt(p["value"]), WORKLOADS.get(wl_base(workload), ("", ""))[1])
                if p["value"] is not None else "",
                fmt_count(st.get("context-switches")), fmt_count(st.get("cpu-migrations")),
                fmt_count(st.get("task-clock"))), ""]
@@ -457,12 +469,14 @@ def collect(outdir):
                    "rep": int(rep), "kernel_version": guest.get("uname", ""),
                    "patches": host.get(kconf + "patches", ""),
                    "config_hash": host.get(kconf + "config_hash", ""),
-                   "vcpus": host.get("vcpus", ""), "mem_mib": host.get("mem_mib", ""),
+                   "vcpus": guest.get("cpus", host.get("vcpus", "")),
+                   "clients": wl_clients(workload),
+                   "mem_mib": host.get("mem_mib", ""),
                    "accel": host.get("accel", ""),
                    "twigfs_commit": host.get("twigfs_commit", ""),
                    "host_load_start": hostload.get(idx),
                    "host_load_end": hostload.get(nxt, hostload.get("end")),
-                   "value": None, "unit": WORKLOADS.get(workload, ("", ""))[1]}
+                   "value": None, "unit": WORKLOADS.get(wl_base(workload), ("", ""))[1]}
             rdir = os.path.join(bdir, "raw", "%03d-%s-%s-r%s" % (int(idx), workload, config, rep))
             a = avail.get(base)
             if a is not None and not a["available"]:
@@ -476,7 +490,8 @@ def collect(outdir):
                             "fsck": meta.get("fsck")})
                 t0, t1 = num(meta.get("start")), num(meta.get("end"))
                 run["seconds"] = round(t1 - t0, 2) if t0 is not None and t1 is not None else None
-                value, extra, err = parse_output(workload, read_text(os.path.join(rdir, "output.txt")))
+                value, extra, err = parse_output(wl_base(workload),
+                                                 read_text(os.path.join(rdir, "output.txt")))
                 run.update(extra)
                 if meta.get("status") != "0":
                     run["status"] = "failed: exit %s" % meta.get("status", "none")
@@ -603,7 +618,7 @@ def stats_table(data, workload, side, field, collapse):
 
 
 def verdict(data, workload, side):
-    title, unit, claim, text = WORKLOADS.get(workload, (workload, "", None, None))
+    title, unit, claim, text = WORKLOADS.get(wl_base(workload), (workload, "", None, None))
     runs = data["runs"]
     base = values(runs, workload, BASELINE, side)
     avail = availability(data)
@@ -676,7 +691,7 @@ def noise_floor(data, workload):
 
 def bench_table(data, workload, side):
     runs = data["runs"]
-    unit = WORKLOADS.get(workload, ("", ""))[1]
+    unit = WORKLOADS.get(wl_base(workload), ("", ""))[1]
     base = baseline_for(data, workload, side)
     bvals = values(runs, workload, base, side) if base else []
     avail = availability(data)
@@ -724,7 +739,7 @@ def bench_table(data, workload, side):
 def two_side_table(data, workload):
     """Kernel B vs kernel A (compare) or side B vs side A (A/A)."""
     runs = data["runs"]
-    unit = WORKLOADS.get(workload, ("", ""))[1]
+    unit = WORKLOADS.get(wl_base(workload), ("", ""))[1]
     lines = ["| configuration | A mean %s (n) | A 95%% CI | B mean %s (n) | B 95%% CI "
              "| B/A [95%% CI] | bootstrap 95%% CI | Welch p "
              "| detectable ±%% (95%% CI / 80%% power) |" % (unit, unit),
@@ -761,7 +776,7 @@ def plot(data, workload, outdir, sides):
     gp = shutil.which("gnuplot")
     if not gp:
         return None
-    title, unit = WORKLOADS.get(workload, (workload, ""))[:2]
+    title, unit = WORKLOADS.get(wl_base(workload), (workload, ""))[:2]
     cfgs = configs_in(data)
     if not any(values(data["runs"], workload, c, s) for c in cfgs for s in sides):
         return None
@@ -803,6 +818,121 @@ def plot(data, workload, outdir, sides):
     r = subprocess.run([gp], input=script, text=True, capture_output=True)
     if r.returncode != 0:
         sys.stderr.write("report.py: gnuplot failed for %s: %s\n" % (workload, r.stderr[-300:]))
+        return None
+    return png
+
+
+def lock_wait_share(run):
+    """Share of the clients' time spent waiting for twigfs tree locks: the
+    wait_ns of every level and mode over clients x run seconds (None
+    without counters or a duration)."""
+    st = run.get("twigfs_stats") or {}
+    wait = sum(v for k, v in st.items()
+               if k.startswith("lock_stats/") and k.endswith("wait_ns") and "max" not in k)
+    secs = run.get("seconds")
+    n = run.get("clients") or 50
+    if not st or not secs:
+        return None
+    return wait / (secs * 1e9 * n)
+
+
+def sweep_points(data, base, config):
+    """[(x, mean, lo, hi, mean lock-wait share)] of one configuration in a
+    sweep over clients (workload@N) or vCPUs (one boot each)."""
+    by_x = {}
+    for r in data["runs"]:
+        if r["config"] != config or wl_base(r["workload"]) != base or r["status"] != "ok":
+            continue
+        x = r.get("clients") if data["host"].get("sweep") == "clients" else num(r.get("vcpus"))
+        if x is not None:
+            by_x.setdefault(int(x), []).append(r)
+    out = []
+    for x in sorted(by_x):
+        rs = by_x[x]
+        m, _, lo, hi = mean_ci([r["value"] for r in rs])
+        shares = [v for v in (lock_wait_share(r) for r in rs) if v is not None]
+        out.append((x, m, lo, hi, mean(shares) if shares else None))
+    return out
+
+
+def sweep_section(data, outdir, plots=True):
+    """SWEEP=clients|vcpus: throughput and tree-lock wait share per
+    configuration against the swept quantity, as a table and a two-panel
+    plot (log2 x axis, 95% CI bars)."""
+    host = data["host"]
+    sweep = host.get("sweep", "none")
+    if sweep not in ("clients", "vcpus"):
+        return []
+    xname = "clients / jobs" if sweep == "clients" else "vCPUs"
+    L = ["## Scaling: %s" % xname, ""]
+    bases = []
+    for w in workloads_in(data):
+        if wl_base(w) not in bases:
+            bases.append(wl_base(w))
+    for base in bases:
+        title, unit = WORKLOADS.get(base, (base, ""))[:2]
+        cfgs = [c for c in configs_in(data) if sweep_points(data, base, c)]
+        if not cfgs:
+            continue
+        L += ["### %s (%s)" % (title, unit), "",
+              "| configuration | " + " | ".join(
+                  "%s=%d" % ("n" if sweep == "clients" else "vCPUs", x)
+                  for x, *_ in sweep_points(data, base, cfgs[0])) + " |",
+              "|---|" + "---:|" * len(sweep_points(data, base, cfgs[0]))]
+        for c in cfgs:
+            L.append("| %s | %s |" % (c, " | ".join(
+                "%s [%s]%s" % (fmt(m), fmt_ci(lo, hi),
+                               "; wait %s%%" % fmt(100 * sh, 2) if sh is not None else "")
+                for _, m, lo, hi, sh in sweep_points(data, base, c))))
+        L += ["", "Cells: mean [95% CI]; wait: the share of the clients' time spent "
+              "waiting for tree locks (lock_stats wait_ns / (clients x run seconds))."]
+        if sweep == "vcpus":
+            L += ["On this 2-core host, more vCPUs than cores are oversubscribed: a "
+                  "spinner may burn the very host CPU its lock owner needs, so spinning "
+                  "looks worse here than it would on real cores."]
+        L.append("")
+        if plots:
+            png = sweep_plot(data, base, cfgs, outdir, xname, unit, title)
+            if png:
+                L += ["![%s scaling](%s)" % (base, png), ""]
+    return L
+
+
+def sweep_plot(data, base, cfgs, outdir, xname, unit, title):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return None
+    plots, shares = [], []
+    for i, c in enumerate(cfgs):
+        dat = os.path.join(outdir, "sweep-%s-%s.dat" % (base, c))
+        with open(dat, "w") as f:
+            for x, m, lo, hi, sh in sweep_points(data, base, c):
+                f.write("%d %g %g %g %s\n" % (x, m, lo if lo is not None else m,
+                                              hi if hi is not None else m,
+                                              "%g" % (100 * sh) if sh is not None else "NaN"))
+        plots.append("'%s' using 1:2:3:4 with yerrorlines lw 2 lc %d title '%s'"
+                     % (dat, i + 1, c))
+        shares.append("'%s' using 1:5 with linespoints lw 2 lc %d title '%s'" % (dat, i + 1, c))
+    png = "sweep-%s.png" % base
+    script = "\n".join([
+        "set terminal pngcairo size 900,800" if _has_cairo(gp) else "set terminal png size 900,800",
+        "set output '%s'" % os.path.join(outdir, png),
+        "set multiplot layout 2,1",
+        "set logscale x 2",
+        "set grid",
+        "set key outside right",
+        "set title '%s: throughput (mean, 95%% CI)'" % title.replace("'", ""),
+        "set ylabel '%s'" % unit,
+        "set yrange [0:*]",
+        "plot " + ", ".join(plots),
+        "set title 'share of client time waiting for tree locks'",
+        "set ylabel '%'",
+        "set xlabel '%s'" % xname,
+        "plot " + ", ".join(shares),
+        "unset multiplot", ""])
+    r = subprocess.run([gp], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.stderr.write("report.py: gnuplot failed for the %s sweep: %s\n" % (base, r.stderr[-300:]))
         return None
     return png
 
@@ -895,13 +1025,14 @@ def render(data, outdir, plots=True):
             L.append("| %s | %s | %s |" % (c, "?" if a is None else ("yes" if a[0] else "**no**"),
                                            a[1] if a else ""))
         L.append("")
+    L += sweep_section(data, outdir, plots)
     sides = sorted({r["side"] for r in runs}) or ["A"]
     if mode == "bench":
         # Side B of a bench run is the second copy of the baseline only.
         sides = ["A"]
     verdicts = []
     for w in workloads_in(data):
-        wt, unit = WORKLOADS.get(w, (w, ""))[:2]
+        wt, unit = WORKLOADS.get(wl_base(w), (w, ""))[:2]
         L += ["## %s (`%s`, %s)" % (wt, w, unit), ""]
         if mode in ("compare", "aa") and len(sides) > 1:
             lines, sentences = two_side_table(data, w)

@@ -288,6 +288,39 @@ class Render(unittest.TestCase):
         self.assertRegex(md, r"ext4: B/A = 1 .*not distinguishable from noise; "
                              r"smallest detectable difference [\d.]+% ")
 
+    def sweep_data(self):
+        runs = []
+        for c, per in (("mutex-nospin", 100.0), ("spin512", 120.0)):
+            for n in (1, 2, 4):
+                for rep in (1, 2):
+                    # wait_ns: 10% of 10 s for each of n clients
+                    stats = {"lock_stats/leaf_write_wait_ns": 0.1 * 10 * 1e9 * n,
+                             "lock_stats/leaf_write_max_wait_ns": 5e9}
+                    runs.append(run("dbench", c, per * n + rep, rep=rep, twigfs_stats=stats,
+                                    seconds=10.0, clients=n))
+                    runs[-1]["workload"] = "dbench@%d" % n
+        return {"host": {"mode": "bench", "sweep": "clients"}, "mode": "bench",
+                "boots": [], "runs": runs}
+
+    def test_sweep_table(self):
+        md = self.render(self.sweep_data())
+        sec = md[md.index("## Scaling: clients / jobs"):]
+        self.assertIn("| configuration | n=1 | n=2 | n=4 |", sec)
+        # spin512 at n=4: mean of 481 and 482, wait share 10%
+        self.assertRegex(sec, r"\| spin512 \| .* \| 482 \[[^]]+\]; wait 10% \|")
+        self.assertEqual(report.wl_base("dbench@4"), "dbench")
+        self.assertEqual(report.wl_clients("dbench@4"), 4)
+        self.assertIsNone(report.wl_clients("dbench"))
+
+    def test_sweep_plot(self):
+        if not shutil.which("gnuplot"):
+            self.skipTest("no gnuplot")
+        path = os.path.join(self.dir, "results.json")
+        with open(path, "w") as f:
+            json.dump(self.sweep_data(), f)
+        report.main(["report.py", "--render", path])
+        self.assertTrue(os.path.getsize(os.path.join(self.dir, "sweep-dbench.png")) > 1000)
+
     def test_plots(self):
         if not shutil.which("gnuplot"):
             self.skipTest("no gnuplot")
