@@ -511,7 +511,7 @@ def collect(outdir):
 def fmt(x, digits=3):
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "—"
-    if abs(x) >= 1000:
+    if abs(x) >= 1000 or abs(x) >= 10 ** digits:
         return "%.0f" % x
     return "%.*g" % (digits, x)
 
