@@ -62,7 +62,9 @@ compare) : "${CONFIGS:=$twig_configs}" "${BOOTS:=2}" ;;
 esac
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
 : "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own create-shared fsmark-own fsmark-shared lookup}"
-: "${FSMARK_LOOPS:=4}"
+: "${FSMARK_LOOPS:=4}" "${NODESIZE:=16K}"
+[[ $NODESIZE =~ ^(4|8|16|32|64)[Kk]$ ]] ||
+	{ echo "bench.sh: NODESIZE must be 4K, 8K, 16K, 32K or 64K" >&2; exit 2; }
 : "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
 export VCPUS MEM ACCEL
 : "${SEED:=$((RANDOM * 32768 + RANDOM))}" "${AA:=1}" "${PROFILE:=0}"
@@ -188,6 +190,7 @@ write_profile_plan() {
 	echo "nfiles $NFILES"
 	echo "create_secs $CREATE_SECS"
 	echo "fsmark_loops $FSMARK_LOOPS"
+	echo "nodesize $NODESIZE"
 	echo "lookup_procs $LOOKUP_PROCS"
 	echo "lookup_secs $LOOKUP_SECS"
 	echo "lookup_files $LOOKUP_FILES"
@@ -236,6 +239,7 @@ boot() {
 		CREATE_SECS=$CREATE_SECS
 		CREATE_PROBE=$CREATE_PROBE
 		FSMARK_LOOPS=$FSMARK_LOOPS
+		NODESIZE=$NODESIZE
 	EOF
 	: >"$dir/progress.log"
 	[[ $label == B ]] && extra=("${patches[@]}")

@@ -56,7 +56,7 @@ fresh_fs() {
 	grep -q " $mnt " /proc/mounts && umount "$mnt"
 	case $1 in
 	twigfs)
-		mkfs.twigfs -q -f "$twigdev" &&
+		mkfs.twigfs -q -f ${NODESIZE:+-n "$NODESIZE"} "$twigdev" &&
 			mount -t twigfs -o "lock=$2" "$twigdev" "$mnt" ;;
 	ext4)
 		mkfs.ext4 -q -F -E nodiscard "$refdev" && mount -t ext4 "$refdev" "$mnt" ;;

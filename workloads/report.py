@@ -981,6 +981,7 @@ def render(data, outdir, plots=True):
           "| host | %s CPUs (%s); load average at start %s, at end %s |" %
           (host.get("host_cpus", "?"), host.get("host_cpu_model", "?"),
            host.get("host_load_start", "?"), host.get("host_load_end", "?")),
+          "| twigfs node size | %s |" % host.get("nodesize", "16K (default)"),
           "| mutex spin knob / mutex stats | %s / %s |" %
           (g.get("knob", "?"), g.get("mutex_stats", "?")),
           "| boots | %d (%s); wall time %s s |" %
