@@ -176,33 +176,28 @@ fsmark_run() {
 }
 
 # PROFILE=1: perf (copied with its libraries into $H/perf/ by the host)
-# records lock contention (tracepoints lock:contention_begin/end) and
-# perf stat counters system-wide while a separate, uncounted run works.
-# perf.data stays in the guest's /tmp; only the text reports come back.
+# runs the workload itself: perf stat -a around perf lock record -a (the
+# tracepoints lock:contention_begin/end) around this script's --workload
+# mode, so no signal has to stop them (a background job of a script
+# ignores SIGINT).  Both count system-wide; perf.data stays in the guest's
+# /tmp and only the text reports come back.
 perfx() { LD_LIBRARY_PATH=$H/perf/lib "$H/perf/perf" "$@"; }
 
-profile_start() {
+profiled_workload() {
 	[ -d /sys/kernel/tracing/events ] ||
 		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 	rm -f /tmp/perf-lock.data
-	perfx lock record -a -o /tmp/perf-lock.data >"$1/perf-lock-record.txt" 2>&1 &
-	lockpid=$!
 	perfx stat -a -x, -e context-switches,cpu-migrations,task-clock \
-		-o "$1/perf-stat.txt" sleep 100000 >/dev/null 2>&1 &
-	statpid=$!
-	# let both open their events before the workload starts
-	sleep 2
-}
-
-profile_stop() {
-	kill -INT "$lockpid" 2>/dev/null
-	# perf stat ends when its sleep does, and then prints its counters
-	pkill -f '^sleep 100000$' 2>/dev/null || kill "$statpid" 2>/dev/null
-	wait "$lockpid" "$statpid" 2>/dev/null
+		-o "$2/perf-stat.txt" -- \
+		"$H/perf/perf" lock record -a \
+		-o /tmp/perf-lock.data -- sh "$H/guest-bench.sh" --workload "$1" \
+		2>"$2/perf-lock-record.txt"
+	st=$?
 	perfx lock contention -i /tmp/perf-lock.data -E 10 -k wait_total \
-		>"$1/perf-lock.txt" 2>"$1/perf-lock.err"
-	ls -l /tmp/perf-lock.data >>"$1/perf-lock-record.txt" 2>&1
+		>"$2/perf-lock.txt" 2>"$2/perf-lock.err"
+	ls -l /tmp/perf-lock.data >>"$2/perf-lock-record.txt" 2>&1
 	rm -f /tmp/perf-lock.data
+	return $st
 }
 
 # run_workload <workload>[@N]: @N (SWEEP=clients) runs N dbench clients,
@@ -262,12 +257,14 @@ one_run() {
 	echo 3 >/proc/sys/vm/drop_caches
 	reset_stats
 	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
-	[ -n "${PROFILE_RUN:-}" ] && profile_start "$dir"
 	t0=$(uptime_s)
-	(cd "$mnt" && run_workload "$wl") >>"$dir/output.txt" 2>&1
+	if [ -n "${PROFILE_RUN:-}" ]; then
+		profiled_workload "$wl" "$dir" >>"$dir/output.txt"
+	else
+		(cd "$mnt" && run_workload "$wl") >>"$dir/output.txt" 2>&1
+	fi
 	st=$?
 	t1=$(uptime_s)
-	[ -n "${PROFILE_RUN:-}" ] && profile_stop "$dir"
 	dump_stats "$dir"
 	{
 		echo "loadavg_end $(cat /proc/loadavg)"
@@ -281,6 +278,13 @@ one_run() {
 		echo "fsck $?" >>"$dir/meta.txt"
 	fi
 }
+
+# Called by profiled_workload under perf: just the workload, in $mnt.
+if [ "${1:-}" = --workload ]; then
+	exec 2>&1
+	cd "$mnt" && run_workload "$2"
+	exit
+fi
 
 {
 	echo "uname $(uname -r)"
