@@ -13,6 +13,9 @@
  *                                               unknown
  *   twig-helper truncate PATH SIZE              truncate(2), by path (busybox
  *                                               and GNU truncate use ftruncate)
+ *   twig-helper fallocate MODE FILE OFF LEN     fallocate(2); MODE: 0,
+ *                                               keep-size, punch-hole,
+ *                                               zero-range
  *   twig-helper mksock PATH                     bind an AF_UNIX socket
  *   twig-helper seek data|hole FILE OFFSET      prints the offset
  *   twig-helper mmap-write FILE OFFSET TEXT     MAP_SHARED store + msync
@@ -61,6 +64,7 @@ static const char *errname(int e)
 	case EROFS: return "EROFS";
 	case EPERM: return "EPERM";
 	case EACCES: return "EACCES";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	default: return strerror(e);
 	}
 }
@@ -136,6 +140,29 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "truncate")) {
 		if (truncate(argv[2], strtoll(argv[3], NULL, 0)))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 6 && !strcmp(argv[1], "fallocate")) {
+		int mode = 0;
+		int fd;
+
+		if (!strcmp(argv[2], "keep-size"))
+			mode = FALLOC_FL_KEEP_SIZE;
+		else if (!strcmp(argv[2], "punch-hole"))
+			mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+		else if (!strcmp(argv[2], "zero-range"))
+			mode = FALLOC_FL_ZERO_RANGE;
+		else if (strcmp(argv[2], "0")) {
+			fprintf(stderr, "unknown fallocate mode %s\n", argv[2]);
+			return 2;
+		}
+		fd = open(argv[3], O_RDWR);
+		if (fd < 0)
+			return fail();
+		if (fallocate(fd, mode, strtoll(argv[4], NULL, 0),
+			      strtoll(argv[5], NULL, 0)))
 			return fail();
 		printf("ok\n");
 		return 0;
