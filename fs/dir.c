@@ -14,6 +14,10 @@
 
 #define TWIG_READDIR_BUF	PAGE_SIZE
 
+/* DIR_INDEX items store FT_* codes, which readdir must turn into DT_*. */
+static_assert(TWIG_FT_REG_FILE == FT_REG_FILE && TWIG_FT_DIR == FT_DIR &&
+	      TWIG_FT_SYMLINK == FT_SYMLINK && TWIG_FT_MAX == FT_MAX);
+
 struct twig_rd_entry {
 	u64 index;
 	u64 ino;
@@ -103,7 +107,8 @@ static int twig_readdir(struct file *file, struct dir_context *ctx)
 			struct twig_rd_entry *e = (void *)(buf + off);
 
 			ctx->pos = e->index;
-			if (!dir_emit(ctx, e->name, e->len, e->ino, e->type)) {
+			if (!dir_emit(ctx, e->name, e->len, e->ino,
+				      fs_ftype_to_dtype(e->type))) {
 				kfree(buf);
 				return 0;
 			}

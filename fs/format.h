@@ -76,7 +76,10 @@
 #define TWIG_DIR_INDEX_KEY	96	/* offset: directory sequence */
 #define TWIG_EXTENT_DATA_KEY	108	/* offset: file offset */
 
-/* Directory entry types, the same values as the kernel's FT_* and DT_*. */
+/*
+ * Directory entry types: the kernel's FT_* values (fs_umode_to_ftype()),
+ * not the DT_* values readdir reports; fs_ftype_to_dtype() converts.
+ */
 #define TWIG_FT_UNKNOWN		0
 #define TWIG_FT_REG_FILE	1
 #define TWIG_FT_DIR		2

@@ -498,6 +498,14 @@ int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		return ret;
 	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode) &&
 	    attr->ia_size != i_size_read(inode)) {
+		/*
+		 * truncate(2) asks for no times (ftruncate and O_TRUNC do),
+		 * yet a size change is a data change: as btrfs_setsize().
+		 */
+		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
+			inode->i_mtime = current_time(inode);
+			inode->i_ctime = inode->i_mtime;
+		}
 		ret = twig_truncate_extents(inode, attr->ia_size);
 		if (ret)
 			return ret;

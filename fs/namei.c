@@ -566,25 +566,34 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	struct twig_fs_info *fs = twig_isb(old_dir);
 	struct inode *old_inode = d_inode(old_dentry);
 	struct inode *new_inode = d_inode(new_dentry);
+	struct inode *whiteout = NULL;
 	struct twig_trans *trans;
 	bool victim_last = false;
 	int ret;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	/*
+	 * The VFS has checked the combinations (EINVAL for EXCHANGE with
+	 * either other flag), returned EEXIST for NOREPLACE over a name and
+	 * ENOENT for EXCHANGE with a missing target, and checked CAP_MKNOD
+	 * for WHITEOUT.
+	 */
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
 	if (new_dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	/* the VFS returns EEXIST for RENAME_NOREPLACE over a name */
 	if (new_inode && S_ISDIR(new_inode->i_mode) &&
 	    !(flags & RENAME_EXCHANGE) && i_size_read(new_inode))
 		return -ENOTEMPTY;
 
 	/*
-	 * Worst case, RENAME_EXCHANGE: four names of three items each and
-	 * four inodes; a plain rename over a victim needs fewer, with its
-	 * orphan item.
+	 * Items changed, a name being three and an inode one: EXCHANGE
+	 * removes two names, adds two and updates four inodes (16); a plain
+	 * rename over a victim removes two names, adds one, inserts the
+	 * orphan item and updates four inodes (14); a whiteout adds its
+	 * inode item and a name (+4).
 	 */
-	trans = twig_start_transaction_reserved(fs, 16);
+	trans = twig_start_transaction_reserved(fs, flags & RENAME_WHITEOUT ?
+						18 : 16);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	if (flags & RENAME_EXCHANGE) {
@@ -593,6 +602,17 @@ static int twig_rename(struct user_namespace *mnt_userns,
 		goto update_dirs;
 	}
 
+	/* first, so that its failure leaves every name as it was */
+	if (flags & RENAME_WHITEOUT) {
+		whiteout = twig_new_inode(trans, old_dir,
+					  S_IFCHR | WHITEOUT_MODE,
+					  WHITEOUT_DEV);
+		if (IS_ERR(whiteout)) {
+			ret = PTR_ERR(whiteout);
+			whiteout = NULL;
+			goto out;
+		}
+	}
 	victim_last = new_inode && (S_ISDIR(new_inode->i_mode) ||
 				    new_inode->i_nlink == 1);
 	if (victim_last) {
@@ -603,6 +623,12 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	ret = twig_del_entry(trans, old_dir, &old_dentry->d_name, old_inode);
 	if (ret)
 		goto out;
+	if (whiteout) {
+		ret = twig_add_entry(trans, old_dir, &old_dentry->d_name,
+				     whiteout);
+		if (ret)
+			goto out;
+	}
 	if (new_inode) {
 		ret = twig_del_entry(trans, new_dir, &new_dentry->d_name,
 				     new_inode);
@@ -637,6 +663,16 @@ out:
 	if (new_inode)
 		twig_orphan_undo(trans, new_inode, victim_last, ret);
 	twig_end_transaction(trans);
+	if (whiteout) {
+		/* no dentry: a lookup of the old name finds it on disk */
+		if (ret) {
+			clear_nlink(whiteout);
+			discard_new_inode(whiteout);
+		} else {
+			unlock_new_inode(whiteout);
+			iput(whiteout);
+		}
+	}
 	return ret;
 }
 

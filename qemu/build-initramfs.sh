@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the guest initramfs: a cached base archive (busybox, dbench, fio, the
-# mkfs tools of the reference filesystems and their shared libraries) plus a
-# small per-run archive (twigfs.ko, the twigfs tools, the guest scripts).
+# mkfs tools of the reference filesystems, GNU userland in /opt/gnu/bin, and
+# their shared libraries) plus a small per-run archive (twigfs.ko, the twigfs
+# tools, the guest scripts).
 # The kernel unpacks concatenated cpio archives in order.
 #
 #   build-initramfs.sh <out.cpio> <twigfs.ko> [extra.ko ...]
@@ -15,6 +16,10 @@ modules=("$@")
 
 bins=(/usr/bin/busybox /usr/bin/dbench /usr/bin/fio /sbin/mkfs.ext4
       /sbin/mkfs.btrfs /sbin/e2fsck /bin/btrfs)
+# Every program of these packages goes to /opt/gnu/bin, off the PATH: the
+# guest's sh and its commands stay busybox, and a test names a GNU tool by
+# its path ($GNU in twig-lib.sh).
+gnu_pkgs=(coreutils findutils diffutils tar attr acl)
 
 # Copy program $1 into tree $2 (at $3, default the same path) with its ELF
 # interpreter and library closure.
@@ -27,7 +32,7 @@ copy_with_libs() {
 }
 
 versions=$(dpkg-query -W -f='${Package} ${Version}\n' busybox-static dbench \
-	fio e2fsprogs btrfs-progs libc6 | sha256sum | cut -c1-12)
+	fio e2fsprogs btrfs-progs libc6 "${gnu_pkgs[@]}" | sha256sum | cut -c1-12)
 base=$cache/initramfs-base-$versions.cpio
 if [[ ! -f $base ]]; then
 	echo "initramfs: building base archive $base" >&2
@@ -35,6 +40,11 @@ if [[ ! -f $base ]]; then
 	trap 'rm -rf "$root"' EXIT
 	for b in "${bins[@]}"; do
 		copy_with_libs "$b" "$root"
+	done
+	for b in $(dpkg-query -L "${gnu_pkgs[@]}" | grep -E '/s?bin/[^/]+$'); do
+		if [[ -f $b ]]; then
+			copy_with_libs "$b" "$root" "/opt/gnu/bin/${b##*/}"
+		fi
 	done
 	install -D -m 0644 /usr/share/dbench/client.txt \
 		"$root/usr/share/dbench/client.txt"

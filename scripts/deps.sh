@@ -8,6 +8,7 @@ pkgs=(
 	make gcc patch sparse kmod
 	# guest and its userspace
 	qemu-system-x86 busybox-static dbench fio fsmark e2fsprogs btrfs-progs
+	coreutils findutils diffutils tar attr acl
 	# harness and reports
 	rsync gnuplot-nox python3 python3-scipy shellcheck linux-perf
 )

@@ -4,7 +4,18 @@
  * not offer.  Built static on the host (cc -static -O2 -o twig-helper
  * twig-helper.c) and installed in the guest as /twig/twig-helper.
  *
- *   twig-helper rename2 none|noreplace|exchange OLD NEW
+ *   twig-helper rename2 FLAGS OLD NEW           renameat2(); FLAGS: none, or a
+ *                                               comma list of noreplace,
+ *                                               exchange, whiteout
+ *   twig-helper dtypes DIR                      "TYPE NAME" per entry in
+ *                                               readdir order; TYPE is d_type:
+ *                                               reg dir lnk chr blk fifo sock
+ *                                               unknown
+ *   twig-helper truncate PATH SIZE              truncate(2), by path (busybox
+ *                                               and GNU truncate use ftruncate)
+ *   twig-helper fallocate MODE FILE OFF LEN     fallocate(2); MODE: 0,
+ *                                               keep-size, punch-hole,
+ *                                               zero-range
  *   twig-helper mksock PATH                     bind an AF_UNIX socket
  *   twig-helper seek data|hole FILE OFFSET      prints the offset
  *   twig-helper mmap-write FILE OFFSET TEXT     MAP_SHARED store + msync
@@ -14,6 +25,7 @@
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +40,9 @@
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
 #endif
 
 static const char *errname(int e)
@@ -49,6 +64,7 @@ static const char *errname(int e)
 	case EROFS: return "EROFS";
 	case EPERM: return "EPERM";
 	case EACCES: return "EACCES";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	default: return strerror(e);
 	}
 }
@@ -59,18 +75,94 @@ static int fail(void)
 	return 1;
 }
 
+/* "none" or a comma list of flag names; -1 for an unknown name. */
+static long rename_flags(char *list)
+{
+	long flags = 0;
+	char *tok;
+
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		if (!strcmp(tok, "noreplace"))
+			flags |= RENAME_NOREPLACE;
+		else if (!strcmp(tok, "exchange"))
+			flags |= RENAME_EXCHANGE;
+		else if (!strcmp(tok, "whiteout"))
+			flags |= RENAME_WHITEOUT;
+		else if (strcmp(tok, "none"))
+			return -1;
+	}
+	return flags;
+}
+
+static const char *dtype_name(unsigned char t)
+{
+	switch (t) {
+	case DT_REG: return "reg";
+	case DT_DIR: return "dir";
+	case DT_LNK: return "lnk";
+	case DT_CHR: return "chr";
+	case DT_BLK: return "blk";
+	case DT_FIFO: return "fifo";
+	case DT_SOCK: return "sock";
+	case DT_UNKNOWN: return "unknown";
+	default: return "invalid";
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "rename2")) {
-		unsigned int flags = 0;
+		long flags = rename_flags(argv[2]);
 
-		if (!strcmp(argv[2], "exchange"))
-			flags = RENAME_EXCHANGE;
-		else if (!strcmp(argv[2], "noreplace"))
-			flags = RENAME_NOREPLACE;
-
+		if (flags < 0) {
+			fprintf(stderr, "unknown rename flag in %s\n", argv[2]);
+			return 2;
+		}
 		if (syscall(SYS_renameat2, AT_FDCWD, argv[3], AT_FDCWD,
-			    argv[4], flags))
+			    argv[4], (unsigned int)flags))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "dtypes")) {
+		DIR *d = opendir(argv[2]);
+		struct dirent *de;
+
+		if (!d)
+			return fail();
+		errno = 0;
+		while ((de = readdir(d)))
+			printf("%s %s\n", dtype_name(de->d_type), de->d_name);
+		if (errno)
+			return fail();
+		closedir(d);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "truncate")) {
+		if (truncate(argv[2], strtoll(argv[3], NULL, 0)))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 6 && !strcmp(argv[1], "fallocate")) {
+		int mode = 0;
+		int fd;
+
+		if (!strcmp(argv[2], "keep-size"))
+			mode = FALLOC_FL_KEEP_SIZE;
+		else if (!strcmp(argv[2], "punch-hole"))
+			mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+		else if (!strcmp(argv[2], "zero-range"))
+			mode = FALLOC_FL_ZERO_RANGE;
+		else if (strcmp(argv[2], "0")) {
+			fprintf(stderr, "unknown fallocate mode %s\n", argv[2]);
+			return 2;
+		}
+		fd = open(argv[3], O_RDWR);
+		if (fd < 0)
+			return fail();
+		if (fallocate(fd, mode, strtoll(argv[4], NULL, 0),
+			      strtoll(argv[5], NULL, 0)))
 			return fail();
 		printf("ok\n");
 		return 0;

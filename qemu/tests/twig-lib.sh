@@ -7,6 +7,10 @@ OPTS=${TWIG_OPTS:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 HELPER=$HERE/twig-helper
 [ -x "$HELPER" ] || HELPER=/twig/twig-helper
+# GNU coreutils, findutils, diffutils, tar, attr and acl, off the PATH (the
+# guest's commands are busybox): call them as "$GNU/cp".
+# shellcheck disable=SC2034 # used by the tests that source this
+GNU=/opt/gnu/bin
 T=$(basename "$0" .sh)
 T=${T#test-}
 nfail=0
