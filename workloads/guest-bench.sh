@@ -190,11 +190,12 @@ profiled_workload() {
 	perfx stat -a -x, -e context-switches,cpu-migrations,task-clock \
 		-o "$2/perf-stat.txt" -- \
 		"$H/perf/perf" lock record -a \
-		-o /tmp/perf-lock.data -- sh "$H/guest-bench.sh" --workload "$1" \
+		-o /tmp/perf-lock.data -- sh "$H/guest-bench.sh" --workload "$1" "$NFILES" \
 		2>"$2/perf-lock-record.txt"
 	st=$?
+	# perf lock prints its table on stderr
 	perfx lock contention -i /tmp/perf-lock.data -E 10 -k wait_total \
-		>"$2/perf-lock.txt" 2>"$2/perf-lock.err"
+		>"$2/perf-lock.txt" 2>&1
 	ls -l /tmp/perf-lock.data >>"$2/perf-lock-record.txt" 2>&1
 	rm -f /tmp/perf-lock.data
 	return $st
@@ -281,6 +282,8 @@ one_run() {
 
 # Called by profiled_workload under perf: just the workload, in $mnt.
 if [ "${1:-}" = --workload ]; then
+	# the create size the warm-up chose, not params.env's "auto"
+	NFILES=$3
 	exec 2>&1
 	cd "$mnt" && run_workload "$2"
 	exit

@@ -301,14 +301,15 @@ def parse_stats_block(name, lines, stats):
 
 PERF_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
 PERF_LOCK_ROW = re.compile(
-    r"^\s*(\d+)\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+([\d.]+)\s*(h|m|s|ms|us|ns)"
-    r"\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+(\S+)\s+(\S.*?)\s*$")
+    r"^[ \t]*(\d+)\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+([\d.]+)\s*(h|m|s|ms|us|ns)"
+    r"\s+([\d.]+)\s*(h|m|s|ms|us|ns)\s+(\S+)\s+(\S.*?)\s*$", re.M)
 
 
 def parse_perf_lock(text):
     """Rows of `perf lock contention` (6.1, default fields): contended,
     total wait, max wait, avg wait (perf's units, turned into ns), type,
-    caller; in perf's order (sorted by the -k key)."""
+    caller; in perf's order (sorted by the -k key).  perf aggregates by
+    call stack, so one caller can head several rows, as perf prints them."""
     rows = []
     for line in text.splitlines():
         m = PERF_LOCK_ROW.match(line)
@@ -356,11 +357,15 @@ def read_profiles(bdir, boot):
                     else "failed: " + (err or "exit %s" % meta.get("status", "none")),
                     "value": value,
                     "perf_lock": parse_perf_lock(lock_text),
-                    "perf_lock_error": (read_text(os.path.join(rdir, "perf-lock.err")).strip()
-                                        if not lock_text.strip() else ""),
+                    "perf_lock_error": ("" if PERF_LOCK_ROW.search(lock_text) or
+                                        not lock_text.strip() else lock_text.strip()),
                     "perf_stat": parse_perf_stat(read_text(os.path.join(rdir, "perf-stat.txt"))),
                     "twigfs_stats": read_stats(os.path.join(rdir, "twigfs-stats.txt"))})
     return out
+
+
+# A lock_stats table cell as read_stats names it: "<level>_<mode>_<column>".
+LEVEL_KEY = re.compile(r"^(root|internal|leaf)_(read|write)_[a-z_]+$")
 
 
 def fmt_ns(ns):
@@ -400,12 +405,19 @@ def profile_section(data, workload):
             L += ["perf lock contention: no rows%s." %
                   (" (%s)" % p["perf_lock_error"].splitlines()[-1]
                    if p["perf_lock_error"] else ""), ""]
-        levels = {k.split("/", 1)[-1]: v for k, v in p["twigfs_stats"].items()
-                  if k.startswith("lock_stats/") and v and
-                  re.search(r"(contended|wait_ns)$", k)}
-        if levels:
-            L += ["twigfs lock_stats of that run (per level): " +
-                  ", ".join("%s %s" % (k, fmt_count(v)) for k, v in sorted(levels.items())), ""]
+        st = p["twigfs_stats"]
+        rows = []
+        for level in ("root", "internal", "leaf"):
+            for mode in ("read", "write"):
+                k = "%s_%s_" % (level, mode)
+                if st.get(k + "contended"):
+                    rows.append("| %s | %s | %s | %s | %s |" % (
+                        level, mode, fmt_count(st.get(k + "contended")),
+                        fmt_ns(st.get(k + "wait_ns", 0)), fmt_ns(st.get(k + "max_wait_ns", 0))))
+        if rows:
+            L += ["twigfs lock_stats of that run:", "",
+                  "| tree level | mode | contended | total wait | max wait |",
+                  "|---|---|---:|---:|---:|"] + rows + [""]
     return L
 
 
@@ -827,8 +839,8 @@ def lock_wait_share(run):
     wait_ns of every level and mode over clients x run seconds (None
     without counters or a duration)."""
     st = run.get("twigfs_stats") or {}
-    wait = sum(v for k, v in st.items()
-               if k.startswith("lock_stats/") and k.endswith("wait_ns") and "max" not in k)
+    wait = sum(v for k, v in st.items() if LEVEL_KEY.match(k) and k.endswith("_wait_ns")
+               and not k.endswith("max_wait_ns"))
     secs = run.get("seconds")
     n = run.get("clients") or 50
     if not st or not secs:
@@ -1035,6 +1047,10 @@ def render(data, outdir, plots=True):
     for w in workloads_in(data):
         wt, unit = WORKLOADS.get(wl_base(w), (w, ""))[:2]
         L += ["## %s (`%s`, %s)" % (wt, w, unit), ""]
+        if not any(r["workload"] == w for r in runs):
+            # make profile: profiled runs only
+            L += profile_section(data, w)
+            continue
         if mode in ("compare", "aa") and len(sides) > 1:
             lines, sentences = two_side_table(data, w)
             L += lines + [""]

@@ -174,6 +174,26 @@ class Parsing(unittest.TestCase):
             self.assertEqual(extra["fsmark_loops"], [8394.0, 8911.5])
             self.assertAlmostEqual(v, (8394.0 + 8911.5) / 2)
 
+    def test_perf_lock_contention_recorded_sample(self):
+        # perf 6.1.192 in the guest: perf lock contention -E 10 -k wait_total
+        # on perf lock record -a of dbench 50, mutex-nospin
+        with open(os.path.join(SAMPLES, "perf-lock-contention-6.1.txt")) as f:
+            rows = report.parse_perf_lock(f.read())
+        self.assertEqual(len(rows), 10)
+        self.assertEqual(rows[0], {"contended": 13660, "wait_total_ns": 1.44 * 60e9,
+                                   "wait_max_ns": 174.79e6, "wait_avg_ns": 6.34e6,
+                                   "type": "mutex", "caller": "twig_search_slot+0xe9"})
+        self.assertEqual(rows[5]["type"], "rwsem:R")
+        self.assertEqual(rows[5]["caller"], "iterate_dir+0x4f")
+        self.assertAlmostEqual(rows[1]["wait_total_ns"], 23.5e9)
+        self.assertEqual(report.parse_perf_lock("contended   total wait\n\nno samples\n"), [])
+
+    def test_perf_stat_recorded_sample(self):
+        with open(os.path.join(SAMPLES, "perf-stat-6.1.txt")) as f:
+            st = report.parse_perf_stat(f.read())
+        self.assertEqual(st, {"context-switches": 30192.0, "cpu-migrations": 2800.0,
+                              "task-clock": 31454.78})
+
     def test_fs_mark_failures(self):
         v, _, err = report.parse_output("fsmark-own", "fs_mark: bad option\n")
         self.assertEqual((v, err), (None, "no fs_mark table"))
@@ -288,14 +308,38 @@ class Render(unittest.TestCase):
         self.assertRegex(md, r"ext4: B/A = 1 .*not distinguishable from noise; "
                              r"smallest detectable difference [\d.]+% ")
 
+    def test_profile_section(self):
+        with open(os.path.join(SAMPLES, "perf-lock-contention-6.1.txt")) as f:
+            rows = report.parse_perf_lock(f.read())
+        data = synthetic()
+        data["profiles"] = [{"boot": 1, "workload": "dbench", "config": "spin512",
+                             "status": "ok", "value": 85.3, "perf_lock": rows,
+                             "perf_lock_error": "",
+                             "perf_stat": {"context-switches": 30192.0},
+                             "twigfs_stats": {"root_read_contended": 19040.0,
+                                              "root_read_wait_ns": 127.2e9,
+                                              "root_read_max_wait_ns": 178.7e6,
+                                              "leaf_read_contended": 0.0}}]
+        md = self.render(data)
+        sec = md[md.index("### Profile"):]
+        sec = sec[:sec.index("\n## ")]
+        self.assertIn("**spin512** (boot 1, ok, 85.3 MB/s): context switches 30.2k", sec)
+        self.assertIn("| 1 | `twig_search_slot+0xe9` | mutex | 13660 | 86.4 s | 175 ms | 6.34 ms |",
+                      sec)
+        self.assertEqual(sec.count("| mutex |") + sec.count("| rwsem:R |"), 10)
+        self.assertIn("| root | read | 19k | 127 s | 179 ms |", sec)
+        self.assertNotIn("| leaf |", sec)
+        # a profiled run never enters the throughput table
+        self.assertIn("| spin512 | 3 | 100 |", md)
+
     def sweep_data(self):
         runs = []
         for c, per in (("mutex-nospin", 100.0), ("spin512", 120.0)):
             for n in (1, 2, 4):
                 for rep in (1, 2):
                     # wait_ns: 10% of 10 s for each of n clients
-                    stats = {"lock_stats/leaf_write_wait_ns": 0.1 * 10 * 1e9 * n,
-                             "lock_stats/leaf_write_max_wait_ns": 5e9}
+                    stats = {"leaf_write_wait_ns": 0.1 * 10 * 1e9 * n,
+                             "leaf_write_max_wait_ns": 5e9, "commit": 30.0}
                     runs.append(run("dbench", c, per * n + rep, rep=rep, twigfs_stats=stats,
                                     seconds=10.0, clients=n))
                     runs[-1]["workload"] = "dbench@%d" % n
