@@ -267,4 +267,81 @@ static_assert(sizeof(struct twig_file_extent) == 49);
 #define TWIG_FILE_EXTENT_REG		1
 #define TWIG_FILE_EXTENT_INLINE_START	17	/* offsetof(disk_bytenr) */
 
+/*
+ * Limits that the kernel relies on, checked on every block read (the tree
+ * checker, fs/tree-checker.c) and by fsck.twigfs.
+ *
+ * TWIG_MAX_OBJECTID: the kernel refuses to hand out U64_MAX - 1 and above,
+ * so the key after the last inode's items can always be formed.
+ * TWIG_MAX_DIR_INDEX: readdir positions are loff_t; the index after the
+ * last one must still be a non-negative loff_t.
+ * TWIG_MAX_FILE_SIZE: i_size and file offsets are loff_t (MAX_LFS_FILESIZE
+ * on 64-bit).
+ * TWIG_MAX_EXTENT: a regular extent maps at most this many bytes; lookups
+ * walk forward from (offset - TWIG_MAX_EXTENT + 1) to find the one
+ * covering an offset.
+ */
+#define TWIG_MAX_OBJECTID	0xFFFFFFFFFFFFFFFDULL	/* U64_MAX - 2 */
+#define TWIG_MAX_DIR_INDEX	0x7FFFFFFFFFFFFFFEULL	/* S64_MAX - 1 */
+#define TWIG_MAX_FILE_SIZE	0x7FFFFFFFFFFFFFFFULL	/* S64_MAX */
+#define TWIG_MAX_EXTENT		(1024 * 1024)
+
+/*
+ * The tree checker's rules, shared by name with fsck.twigfs: an X-macro of
+ * (identifier, short name, description), pure data.  Expand it with a
+ * macro of three arguments, e.g. an enum of TWIG_RULE_##id or a table of
+ * names; fs/DESIGN.md "Tree checker" explains each.  Every failure is
+ * -EUCLEAN in the kernel.  Append new rules at the end: the numbers appear
+ * in logs.
+ */
+#define TWIG_TREE_RULES(X)						\
+	X(CSUM,		"csum",		"block checksum does not match")	\
+	X(BYTENR,	"bytenr",	"header bytenr is not the block's address") \
+	X(BLOCK_ADDR,	"block-addr",	"block address unaligned, in the reserved area or bitmaps, or past the device") \
+	X(FSID,		"fsid",		"header fsid is not the filesystem's")	\
+	X(OWNER,	"owner",	"header owner is not the fs tree")	\
+	X(LEVEL,	"level",	"level too high or not the one the parent expects") \
+	X(GENERATION,	"generation",	"generation 0, newer than the newest transaction, or not the parent pointer's") \
+	X(LEAF_NRITEMS,	"leaf-nritems",	"item array does not fit in the block")	\
+	X(ITEM_BOUNDS,	"item-bounds",	"item data overlaps the item array, the block end or is not packed") \
+	X(KEY_ORDER,	"key-order",	"keys not strictly increasing")		\
+	X(KEY_TYPE,	"key-type",	"unknown item type or objectid invalid for the type") \
+	X(INODE_ITEM_SIZE, "inode-item-size", "INODE_ITEM size is not 152 or its key offset is not 0") \
+	X(INODE_MODE,	"inode-mode",	"mode has no valid file type or stray bits; root not a directory") \
+	X(INODE_SIZE,	"inode-size",	"i_size above the maximum (negative loff_t), symlink longer than TWIG_MAX_INLINE, nbytes above the device") \
+	X(INODE_NLINK,	"inode-nlink",	"directory with nlink 1, or root directory with nlink below 2") \
+	X(INODE_TRANSID, "inode-transid", "inode generation or transid 0 or newer than the block") \
+	X(INODE_NEXT_INDEX, "inode-next-index", "directory next_index below 2 or above TWIG_MAX_DIR_INDEX + 1") \
+	X(DIRENT_SIZE,	"dirent-size",	"directory entry runs past its item, bytes left over, or a DIR_INDEX not holding exactly one") \
+	X(DIRENT_NAME,	"dirent-name",	"directory entry name empty, longer than 255 or holding '/' or NUL") \
+	X(DIRENT_TYPE,	"dirent-type",	"directory entry type 0 or >= TWIG_FT_MAX") \
+	X(DIRENT_INO,	"dirent-ino",	"directory entry names the root, the directory itself or an objectid out of range") \
+	X(DIRENT_TRANSID, "dirent-transid", "directory entry transid 0 or newer than the block") \
+	X(DIRENT_HASH,	"dirent-hash",	"DIR_ITEM key offset is not the hash of the name") \
+	X(DIR_INDEX,	"dir-index",	"DIR_INDEX offset below 2 or above TWIG_MAX_DIR_INDEX") \
+	X(REF_SIZE,	"ref-size",	"INODE_REF empty, a record runs past the item, or bytes left over") \
+	X(REF_NAME,	"ref-name",	"INODE_REF name empty, longer than 255 or holding '/' or NUL") \
+	X(REF_PARENT,	"ref-parent",	"INODE_REF of the root, or parent out of range or the inode itself") \
+	X(REF_INDEX,	"ref-index",	"INODE_REF index below 2 or above TWIG_MAX_DIR_INDEX") \
+	X(ORPHAN,	"orphan-item",	"orphan item not empty, or names the root or an objectid out of range") \
+	X(EXTENT_SIZE,	"extent-size",	"EXTENT_DATA shorter than 17, regular not 49 bytes, inline not 17 + ram_bytes") \
+	X(EXTENT_TYPE,	"extent-type",	"EXTENT_DATA type neither inline nor regular") \
+	X(EXTENT_GEN,	"extent-generation", "extent generation 0 or newer than the block") \
+	X(EXTENT_INLINE, "extent-inline", "inline extent not at file offset 0 or longer than TWIG_MAX_INLINE") \
+	X(EXTENT_ALIGN,	"extent-align",	"regular extent offsets or lengths not sector multiples") \
+	X(EXTENT_LEN,	"extent-len",	"extent length 0 or above TWIG_MAX_EXTENT, outside its disk run, or ending past TWIG_MAX_FILE_SIZE") \
+	X(EXTENT_DISK,	"extent-disk",	"extent disk run not inside the data area (after the bitmaps, before the device end)") \
+	X(NODE_NRITEMS,	"node-nritems",	"node with no pointers or more than fit")	\
+	X(NODE_PTR,	"node-ptr",	"child address unaligned, in the reserved area or bitmaps, past the device, or the node itself") \
+	X(NODE_PTR_GEN,	"node-ptr-generation", "child generation 0 or newer than the node's")
+
+#define TWIG_RULE_ENUM(id, name, desc)	TWIG_RULE_##id,
+/* 0 is "no rule failed". */
+enum twig_tree_rule {
+	TWIG_RULE_OK,
+	TWIG_TREE_RULES(TWIG_RULE_ENUM)
+	TWIG_RULE_NR
+};
+#undef TWIG_RULE_ENUM
+
 #endif /* _TWIGFS_FORMAT_H */

@@ -97,6 +97,8 @@ static struct twig_fs_info *tk_fs_lock(struct kunit *test, const char *lock)
 
 	KUNIT_ASSERT_NOT_NULL(test, fs);
 	__set_bit(TWIG_FS_MEMONLY, &fs->flags);
+	/* the items hold test patterns, not twigfs items */
+	__set_bit(TWIG_FS_OPAQUE_ITEMS, &fs->flags);
 	xa_init(&fs->memdev);
 	tk_mkfs(fs, TK_NODESIZE, TK_DEV_BYTES);
 	fs->lock_ops = twig_lock_strategy_get(lock);
