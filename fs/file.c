@@ -350,7 +350,9 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			twig_release_path(path);
 			if (ret)
 				break;
-			twig_free_data(fs, trans, x.disk, x.disk_len);
+			ret = twig_free_data(fs, trans, x.disk, x.disk_len);
+			if (ret)
+				break;
 			twig_set_nbytes(inode, ti->nbytes - x.disk_len);
 			continue;
 		}
@@ -371,13 +373,17 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 						      x.end - end);
 				if (ret)
 					break;
-				twig_free_data(fs, trans, x.disk + head,
-					       end - start);
-				twig_set_nbytes(inode, ti->nbytes - (end - start));
+				ret = twig_free_data(fs, trans, x.disk + head,
+						     end - start);
+				if (!ret)
+					twig_set_nbytes(inode,
+							ti->nbytes - (end - start));
 				break;
 			}
-			twig_free_data(fs, trans, x.disk + head,
-				       x.disk_len - head);
+			ret = twig_free_data(fs, trans, x.disk + head,
+					     x.disk_len - head);
+			if (ret)
+				break;
 			twig_set_nbytes(inode, ti->nbytes - (x.disk_len - head));
 			continue;
 		}
@@ -390,8 +396,9 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 				      x.disk + (end - x.start), x.end - end);
 		if (ret)
 			break;
-		twig_free_data(fs, trans, x.disk, end - x.start);
-		twig_set_nbytes(inode, ti->nbytes - (end - x.start));
+		ret = twig_free_data(fs, trans, x.disk, end - x.start);
+		if (!ret)
+			twig_set_nbytes(inode, ti->nbytes - (end - x.start));
 		break;
 	}
 	twig_free_path(path);
