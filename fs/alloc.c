@@ -192,12 +192,14 @@ int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
 	spin_unlock(&fs->alloc_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_alloc_data);
 
 int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		   u64 bytenr, u64 bytes)
 {
 	return twig_free_sectors(fs, bytenr, bytes);
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_free_data);
 
 /* Reserve worst-case metadata space for @items item changes. */
 int twig_reserve_meta(struct twig_trans *trans, unsigned int items)
