@@ -287,61 +287,147 @@ static_assert(sizeof(struct twig_file_extent) == 49);
 #define TWIG_MAX_EXTENT		(1024 * 1024)
 
 /*
- * The tree checker's rules, shared by name with fsck.twigfs: an X-macro of
- * (identifier, short name, description), pure data.  Expand it with a
- * macro of three arguments, e.g. an enum of TWIG_RULE_##id or a table of
- * names; fs/DESIGN.md "Tree checker" explains each.  Every failure is
- * -EUCLEAN in the kernel.  Append new rules at the end: the numbers appear
- * in logs.
+ * The tree checker's rules (fs/tree-checker.c), shared by name with
+ * fsck.twigfs; fs/DESIGN.md "Tree checker" explains each.  Every failure
+ * is -EUCLEAN in the kernel.  Append new rules at the end: the names, not
+ * the numbers, are what logs show.
  */
-#define TWIG_TREE_RULES(X)						\
-	X(CSUM,		"csum",		"block checksum does not match")	\
-	X(BYTENR,	"bytenr",	"header bytenr is not the block's address") \
-	X(BLOCK_ADDR,	"block-addr",	"block address unaligned, in the reserved area or bitmaps, or past the device") \
-	X(FSID,		"fsid",		"header fsid is not the filesystem's")	\
-	X(OWNER,	"owner",	"header owner is not the fs tree")	\
-	X(LEVEL,	"level",	"level too high or not the one the parent expects") \
-	X(GENERATION,	"generation",	"generation 0, newer than the newest transaction, or not the parent pointer's") \
-	X(LEAF_NRITEMS,	"leaf-nritems",	"item array does not fit in the block")	\
-	X(ITEM_BOUNDS,	"item-bounds",	"item data overlaps the item array, the block end or is not packed") \
-	X(KEY_ORDER,	"key-order",	"keys not strictly increasing")		\
-	X(KEY_TYPE,	"key-type",	"unknown item type or objectid invalid for the type") \
-	X(INODE_ITEM_SIZE, "inode-item-size", "INODE_ITEM size is not 152 or its key offset is not 0") \
-	X(INODE_MODE,	"inode-mode",	"mode has no valid file type or stray bits; root not a directory") \
-	X(INODE_SIZE,	"inode-size",	"i_size above the maximum (negative loff_t), symlink longer than TWIG_MAX_INLINE, nbytes above the device") \
-	X(INODE_NLINK,	"inode-nlink",	"directory with nlink 1, or root directory with nlink below 2") \
-	X(INODE_TRANSID, "inode-transid", "inode generation or transid 0 or newer than the block") \
-	X(INODE_NEXT_INDEX, "inode-next-index", "directory next_index below 2 or above TWIG_MAX_DIR_INDEX + 1") \
-	X(DIRENT_SIZE,	"dirent-size",	"directory entry runs past its item, bytes left over, or a DIR_INDEX not holding exactly one") \
-	X(DIRENT_NAME,	"dirent-name",	"directory entry name empty, longer than 255 or holding '/' or NUL") \
-	X(DIRENT_TYPE,	"dirent-type",	"directory entry type 0 or >= TWIG_FT_MAX") \
-	X(DIRENT_INO,	"dirent-ino",	"directory entry names the root, the directory itself or an objectid out of range") \
-	X(DIRENT_TRANSID, "dirent-transid", "directory entry transid 0 or newer than the block") \
-	X(DIRENT_HASH,	"dirent-hash",	"DIR_ITEM key offset is not the hash of the name") \
-	X(DIR_INDEX,	"dir-index",	"DIR_INDEX offset below 2 or above TWIG_MAX_DIR_INDEX") \
-	X(REF_SIZE,	"ref-size",	"INODE_REF empty, a record runs past the item, or bytes left over") \
-	X(REF_NAME,	"ref-name",	"INODE_REF name empty, longer than 255 or holding '/' or NUL") \
-	X(REF_PARENT,	"ref-parent",	"INODE_REF of the root, or parent out of range or the inode itself") \
-	X(REF_INDEX,	"ref-index",	"INODE_REF index below 2 or above TWIG_MAX_DIR_INDEX") \
-	X(ORPHAN,	"orphan-item",	"orphan item not empty, or names the root or an objectid out of range") \
-	X(EXTENT_SIZE,	"extent-size",	"EXTENT_DATA shorter than 17, regular not 49 bytes, inline not 17 + ram_bytes") \
-	X(EXTENT_TYPE,	"extent-type",	"EXTENT_DATA type neither inline nor regular") \
-	X(EXTENT_GEN,	"extent-generation", "extent generation 0 or newer than the block") \
-	X(EXTENT_INLINE, "extent-inline", "inline extent not at file offset 0 or longer than TWIG_MAX_INLINE") \
-	X(EXTENT_ALIGN,	"extent-align",	"regular extent offsets or lengths not sector multiples") \
-	X(EXTENT_LEN,	"extent-len",	"extent length 0 or above TWIG_MAX_EXTENT, outside its disk run, or ending past TWIG_MAX_FILE_SIZE") \
-	X(EXTENT_DISK,	"extent-disk",	"extent disk run not inside the data area (after the bitmaps, before the device end)") \
-	X(NODE_NRITEMS,	"node-nritems",	"node with no pointers or more than fit")	\
-	X(NODE_PTR,	"node-ptr",	"child address unaligned, in the reserved area or bitmaps, past the device, or the node itself") \
-	X(NODE_PTR_GEN,	"node-ptr-generation", "child generation 0 or newer than the node's")
-
-#define TWIG_RULE_ENUM(id, name, desc)	TWIG_RULE_##id,
-/* 0 is "no rule failed". */
 enum twig_tree_rule {
-	TWIG_RULE_OK,
-	TWIG_TREE_RULES(TWIG_RULE_ENUM)
+	TWIG_RULE_OK,		/* no rule failed */
+	TWIG_RULE_CSUM,
+	TWIG_RULE_BYTENR,
+	TWIG_RULE_BLOCK_ADDR,
+	TWIG_RULE_FSID,
+	TWIG_RULE_OWNER,
+	TWIG_RULE_LEVEL,
+	TWIG_RULE_GENERATION,
+	TWIG_RULE_LEAF_NRITEMS,
+	TWIG_RULE_ITEM_BOUNDS,
+	TWIG_RULE_KEY_ORDER,
+	TWIG_RULE_KEY_TYPE,
+	TWIG_RULE_INODE_ITEM_SIZE,
+	TWIG_RULE_INODE_MODE,
+	TWIG_RULE_INODE_SIZE,
+	TWIG_RULE_INODE_NLINK,
+	TWIG_RULE_INODE_TRANSID,
+	TWIG_RULE_INODE_NEXT_INDEX,
+	TWIG_RULE_DIRENT_SIZE,
+	TWIG_RULE_DIRENT_NAME,
+	TWIG_RULE_DIRENT_TYPE,
+	TWIG_RULE_DIRENT_INO,
+	TWIG_RULE_DIRENT_TRANSID,
+	TWIG_RULE_DIRENT_HASH,
+	TWIG_RULE_DIR_INDEX,
+	TWIG_RULE_REF_SIZE,
+	TWIG_RULE_REF_NAME,
+	TWIG_RULE_REF_PARENT,
+	TWIG_RULE_REF_INDEX,
+	TWIG_RULE_ORPHAN,
+	TWIG_RULE_EXTENT_SIZE,
+	TWIG_RULE_EXTENT_TYPE,
+	TWIG_RULE_EXTENT_GEN,
+	TWIG_RULE_EXTENT_INLINE,
+	TWIG_RULE_EXTENT_ALIGN,
+	TWIG_RULE_EXTENT_LEN,
+	TWIG_RULE_EXTENT_DISK,
+	TWIG_RULE_NODE_NRITEMS,
+	TWIG_RULE_NODE_PTR,
+	TWIG_RULE_NODE_PTR_GEN,
 	TWIG_RULE_NR
 };
-#undef TWIG_RULE_ENUM
+
+/*
+ * The rules' names and one-line descriptions, indexed by enum
+ * twig_tree_rule: pure data, defined in the one file that defines
+ * TWIG_WANT_RULE_TABLE before including this header.
+ */
+struct twig_tree_rule_info {
+	const char *name;
+	const char *desc;
+};
+
+#ifdef TWIG_WANT_RULE_TABLE
+static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
+	[TWIG_RULE_OK] = { "ok", "no rule failed" },
+	[TWIG_RULE_CSUM] = { "csum",
+		"block checksum does not match" },
+	[TWIG_RULE_BYTENR] = { "bytenr",
+		"header bytenr is not the block's address" },
+	[TWIG_RULE_BLOCK_ADDR] = { "block-addr",
+		"block unaligned, below the data area or past the device" },
+	[TWIG_RULE_FSID] = { "fsid",
+		"header fsid is not the filesystem's" },
+	[TWIG_RULE_OWNER] = { "owner",
+		"header owner is not the fs tree" },
+	[TWIG_RULE_LEVEL] = { "level",
+		"level too high or not the one the parent expects" },
+	[TWIG_RULE_GENERATION] = { "generation",
+		"generation 0, in the future or not the parent pointer's" },
+	[TWIG_RULE_LEAF_NRITEMS] = { "leaf-nritems",
+		"item array does not fit in the block" },
+	[TWIG_RULE_ITEM_BOUNDS] = { "item-bounds",
+		"item data over the item array, past the block or not packed" },
+	[TWIG_RULE_KEY_ORDER] = { "key-order",
+		"keys not strictly increasing" },
+	[TWIG_RULE_KEY_TYPE] = { "key-type",
+		"unknown item type or objectid invalid for the type" },
+	[TWIG_RULE_INODE_ITEM_SIZE] = { "inode-item-size",
+		"INODE_ITEM size not 152 or key offset not 0" },
+	[TWIG_RULE_INODE_MODE] = { "inode-mode",
+		"invalid file type or mode bits, or root not a directory" },
+	[TWIG_RULE_INODE_SIZE] = { "inode-size",
+		"i_size too large, symlink too long or nbytes past the device" },
+	[TWIG_RULE_INODE_NLINK] = { "inode-nlink",
+		"directory nlink 1 or root nlink below 2" },
+	[TWIG_RULE_INODE_TRANSID] = { "inode-transid",
+		"inode generation or transid 0 or newer than the block" },
+	[TWIG_RULE_INODE_NEXT_INDEX] = { "inode-next-index",
+		"directory next_index out of range" },
+	[TWIG_RULE_DIRENT_SIZE] = { "dirent-size",
+		"directory entry past its item, or bytes left over" },
+	[TWIG_RULE_DIRENT_NAME] = { "dirent-name",
+		"directory entry name empty, too long or has '/' or NUL" },
+	[TWIG_RULE_DIRENT_TYPE] = { "dirent-type",
+		"directory entry type 0 or >= TWIG_FT_MAX" },
+	[TWIG_RULE_DIRENT_INO] = { "dirent-ino",
+		"directory entry names the root, itself or a bad objectid" },
+	[TWIG_RULE_DIRENT_TRANSID] = { "dirent-transid",
+		"directory entry transid 0 or newer than the block" },
+	[TWIG_RULE_DIRENT_HASH] = { "dirent-hash",
+		"DIR_ITEM key offset is not the hash of the name" },
+	[TWIG_RULE_DIR_INDEX] = { "dir-index",
+		"DIR_INDEX offset below 2 or above TWIG_MAX_DIR_INDEX" },
+	[TWIG_RULE_REF_SIZE] = { "ref-size",
+		"INODE_REF empty, past its item, or bytes left over" },
+	[TWIG_RULE_REF_NAME] = { "ref-name",
+		"INODE_REF name empty, too long or has '/' or NUL" },
+	[TWIG_RULE_REF_PARENT] = { "ref-parent",
+		"INODE_REF of the root, or parent invalid or itself" },
+	[TWIG_RULE_REF_INDEX] = { "ref-index",
+		"INODE_REF index below 2 or above TWIG_MAX_DIR_INDEX" },
+	[TWIG_RULE_ORPHAN] = { "orphan-item",
+		"orphan item not empty, or names the root or a bad objectid" },
+	[TWIG_RULE_EXTENT_SIZE] = { "extent-size",
+		"EXTENT_DATA size wrong for its type" },
+	[TWIG_RULE_EXTENT_TYPE] = { "extent-type",
+		"EXTENT_DATA type neither inline nor regular" },
+	[TWIG_RULE_EXTENT_GEN] = { "extent-generation",
+		"extent generation 0 or newer than the block" },
+	[TWIG_RULE_EXTENT_INLINE] = { "extent-inline",
+		"inline extent not at offset 0 or above TWIG_MAX_INLINE" },
+	[TWIG_RULE_EXTENT_ALIGN] = { "extent-align",
+		"regular extent offsets or lengths not sector multiples" },
+	[TWIG_RULE_EXTENT_LEN] = { "extent-len",
+		"extent length 0, too long, outside its run or past max size" },
+	[TWIG_RULE_EXTENT_DISK] = { "extent-disk",
+		"extent disk run outside the data area" },
+	[TWIG_RULE_NODE_NRITEMS] = { "node-nritems",
+		"node with no pointers or more than fit" },
+	[TWIG_RULE_NODE_PTR] = { "node-ptr",
+		"child block unaligned, outside the data area or the node" },
+	[TWIG_RULE_NODE_PTR_GEN] = { "node-ptr-generation",
+		"child generation 0 or newer than the node's" },
+};
+#endif
 
 #endif /* _TWIGFS_FORMAT_H */

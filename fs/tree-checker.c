@@ -20,6 +20,7 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
+#define TWIG_WANT_RULE_TABLE	/* this file owns format.h's rule table */
 #include "twigfs.h"
 
 /*
@@ -31,26 +32,11 @@ module_param(verify_writes, bool, 0644);
 MODULE_PARM_DESC(verify_writes,
 		 "run the tree checker on every tree block before it is written (default: on in debug kernels)");
 
-#define TWIG_RULE_NAME(id, name, desc)	[TWIG_RULE_##id] = name,
-static const char *const twig_rule_names[TWIG_RULE_NR] = {
-	[TWIG_RULE_OK] = "ok",
-	TWIG_TREE_RULES(TWIG_RULE_NAME)
-};
-
-#define TWIG_RULE_DESC(id, name, desc)	[TWIG_RULE_##id] = desc,
-static const char *const twig_rule_descs[TWIG_RULE_NR] = {
-	[TWIG_RULE_OK] = "no rule failed",
-	TWIG_TREE_RULES(TWIG_RULE_DESC)
-};
-
-#undef TWIG_RULE_NAME
-#undef TWIG_RULE_DESC
-
 const char *twig_tree_rule_name(int rule)
 {
 	if (rule < 0 || rule >= TWIG_RULE_NR)
 		return "unknown";
-	return twig_rule_names[rule];
+	return twig_tree_rules[rule].name;
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_tree_rule_name);
 
@@ -58,7 +44,7 @@ static const char *twig_tree_rule_desc(int rule)
 {
 	if (rule < 0 || rule >= TWIG_RULE_NR)
 		return "unknown rule";
-	return twig_rule_descs[rule];
+	return twig_tree_rules[rule].desc;
 }
 
 /* What a block under check is, for the item checks. */

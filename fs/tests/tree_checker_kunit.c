@@ -263,196 +263,575 @@ struct tc_case {
 	void (*mutate)(struct tc_env *e);
 };
 
-#define M(fn, body) static void fn(struct tc_env *e) { body; }
+static void m_csum(struct tc_env *e)
+{
+	tc_hdr(e)->csum ^= cpu_to_le32(1);
+}
 
-M(m_csum, tc_hdr(e)->csum ^= cpu_to_le32(1))
-M(m_bytenr, tc_hdr(e)->bytenr = cpu_to_le64(TC_BLOCK + TC_NODESIZE))
-M(m_addr_super, e->eb->start = TWIG_SUPER_OFFSET;
-  tc_hdr(e)->bytenr = cpu_to_le64(TWIG_SUPER_OFFSET))
-M(m_addr_bitmap, e->eb->start = TC_ALLOC_START + TC_ALLOC_BYTES;
-  tc_hdr(e)->bytenr = cpu_to_le64(e->eb->start))
-M(m_addr_end, e->eb->start = TC_DEV_BYTES;
-  tc_hdr(e)->bytenr = cpu_to_le64(TC_DEV_BYTES))
-M(m_fsid, tc_hdr(e)->fsid[3] ^= 1)
-M(m_owner, tc_hdr(e)->owner = cpu_to_le64(TWIG_FS_TREE_OBJECTID + 1))
-M(m_level_parent, e->expect_level = 1)
-M(m_level_max, tc_hdr(e)->level = TWIG_MAX_LEVEL;
-  e->expect_level = TWIG_MAX_LEVEL)
-M(m_gen_new, tc_hdr(e)->generation = cpu_to_le64(TC_GEN + 1);
-  e->parent_transid = 0)
-M(m_gen_parent, e->parent_transid = TC_GEN - 1)
-M(m_gen_zero, tc_hdr(e)->generation = 0; e->parent_transid = 0)
-M(m_nritems, twig_set_header_nritems(e->eb,
-	(TC_NODESIZE - sizeof(struct twig_header)) /
-	sizeof(struct twig_item) + 1))
-/* off + size == 4096 in u32: the check this file replaced let it through */
-M(m_bounds_wrap, tc_it(e, 0)->offset = cpu_to_le32(0x80000000);
-  tc_it(e, 0)->size = cpu_to_le32(0x80001000))
-M(m_bounds_array, tc_it(e, S_LINK_EXT)->offset = cpu_to_le32(
-	sizeof(struct twig_header) + 2 * sizeof(struct twig_item)))
-M(m_bounds_gap, le32_add_cpu(&tc_it(e, S_ROOT)->offset, -1))
-M(m_key_order, tc_set_offset(e, S_INDEX_L, 2))
-M(m_key_type, tc_it(e, S_LINK_EXT)->key.type = 200)
-M(m_key_objectid, tc_set_key(e, S_LINK_EXT, U64_MAX, TWIG_INODE_ITEM_KEY, 0))
-M(m_key_orphan_oid, tc_set_key(e, S_ORPHAN, 7, TWIG_ORPHAN_ITEM_KEY, 300))
-M(m_key_oid6, tc_set_key(e, S_ORPHAN, TWIG_ORPHAN_OBJECTID,
-			 TWIG_INODE_ITEM_KEY, 0))
-M(m_ii_offset, tc_set_offset(e, S_FILE, 1))
-M(m_ii_mode, tc_ii(e, S_FILE)->mode = cpu_to_le32(0170644))
-M(m_ii_mode_bits, tc_ii(e, S_FILE)->mode = cpu_to_le32(0x10000 | S_IFREG | 0644))
-M(m_ii_root_mode, tc_ii(e, S_ROOT)->mode = cpu_to_le32(S_IFREG | 0644))
-M(m_ii_size, tc_ii(e, S_FILE)->size = cpu_to_le64(1ULL << 63))
-M(m_ii_symlink, tc_ii(e, S_LINK)->size = cpu_to_le64(TWIG_MAX_INLINE + 1))
-M(m_ii_nbytes, tc_ii(e, S_FILE)->nbytes = cpu_to_le64(TC_DEV_BYTES + 1))
-M(m_ii_nlink_dir, tc_ii(e, S_ROOT)->nlink = cpu_to_le32(1))
-M(m_ii_nlink_root, tc_ii(e, S_ROOT)->nlink = 0)
-M(m_ii_transid, tc_ii(e, S_FILE)->transid = cpu_to_le64(TC_GEN + 1))
-M(m_ii_gen0, tc_ii(e, S_FILE)->generation = 0)
-M(m_ii_next_max, tc_ii(e, S_ROOT)->next_index = cpu_to_le64(U64_MAX))
-M(m_ii_next_low, tc_ii(e, S_ROOT)->next_index = cpu_to_le64(1))
-M(m_de_len, tc_de(e, S_DIR_ITEM)->name_len = cpu_to_le16(2))
-M(m_de_len_huge, tc_de(e, S_INDEX_A)->name_len = cpu_to_le16(0xffff))
+static void m_bytenr(struct tc_env *e)
+{
+	tc_hdr(e)->bytenr = cpu_to_le64(TC_BLOCK + TC_NODESIZE);
+}
+
+static void m_addr_super(struct tc_env *e)
+{
+	e->eb->start = TWIG_SUPER_OFFSET;
+	tc_hdr(e)->bytenr = cpu_to_le64(TWIG_SUPER_OFFSET);
+}
+
+static void m_addr_bitmap(struct tc_env *e)
+{
+	e->eb->start = TC_ALLOC_START + TC_ALLOC_BYTES;
+	tc_hdr(e)->bytenr = cpu_to_le64(e->eb->start);
+}
+
+static void m_addr_end(struct tc_env *e)
+{
+	e->eb->start = TC_DEV_BYTES;
+	tc_hdr(e)->bytenr = cpu_to_le64(TC_DEV_BYTES);
+}
+
+static void m_fsid(struct tc_env *e)
+{
+	tc_hdr(e)->fsid[3] ^= 1;
+}
+
+static void m_owner(struct tc_env *e)
+{
+	tc_hdr(e)->owner = cpu_to_le64(TWIG_FS_TREE_OBJECTID + 1);
+}
+
+static void m_level_parent(struct tc_env *e)
+{
+	e->expect_level = 1;
+}
+
+static void m_level_max(struct tc_env *e)
+{
+	tc_hdr(e)->level = TWIG_MAX_LEVEL;
+	e->expect_level = TWIG_MAX_LEVEL;
+}
+
+static void m_gen_new(struct tc_env *e)
+{
+	tc_hdr(e)->generation = cpu_to_le64(TC_GEN + 1);
+	e->parent_transid = 0;
+}
+
+static void m_gen_parent(struct tc_env *e)
+{
+	e->parent_transid = TC_GEN - 1;
+}
+
+static void m_gen_zero(struct tc_env *e)
+{
+	tc_hdr(e)->generation = 0;
+	e->parent_transid = 0;
+}
+
+static void m_nritems(struct tc_env *e)
+{
+	u32 fit = (TC_NODESIZE - sizeof(struct twig_header)) /
+		  sizeof(struct twig_item);
+
+	twig_set_header_nritems(e->eb, fit + 1);
+}
+
+/* off + size == 4096 in u32: the old u32 leaf check let this through */
+static void m_bounds_wrap(struct tc_env *e)
+{
+	tc_it(e, 0)->offset = cpu_to_le32(0x80000000);
+	tc_it(e, 0)->size = cpu_to_le32(0x80001000);
+}
+
+static void m_bounds_array(struct tc_env *e)
+{
+	u32 third = sizeof(struct twig_header) + 2 * sizeof(struct twig_item);
+
+	tc_it(e, S_LINK_EXT)->offset = cpu_to_le32(third);
+}
+
+static void m_bounds_gap(struct tc_env *e)
+{
+	le32_add_cpu(&tc_it(e, S_ROOT)->offset, -1);
+}
+
+static void m_key_order(struct tc_env *e)
+{
+	tc_set_offset(e, S_INDEX_L, 2);
+}
+
+static void m_key_type(struct tc_env *e)
+{
+	tc_it(e, S_LINK_EXT)->key.type = 200;
+}
+
+static void m_key_objectid(struct tc_env *e)
+{
+	tc_set_key(e, S_LINK_EXT, U64_MAX, TWIG_INODE_ITEM_KEY, 0);
+}
+
+static void m_key_orphan_oid(struct tc_env *e)
+{
+	tc_set_key(e, S_ORPHAN, 7, TWIG_ORPHAN_ITEM_KEY, 300);
+}
+
+static void m_key_oid6(struct tc_env *e)
+{
+	tc_set_key(e, S_ORPHAN, TWIG_ORPHAN_OBJECTID, TWIG_INODE_ITEM_KEY, 0);
+}
+
+static void m_ii_offset(struct tc_env *e)
+{
+	tc_set_offset(e, S_FILE, 1);
+}
+
+static void m_ii_mode(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->mode = cpu_to_le32(0170644);
+}
+
+static void m_ii_mode_bits(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->mode = cpu_to_le32(0x10000 | S_IFREG | 0644);
+}
+
+static void m_ii_root_mode(struct tc_env *e)
+{
+	tc_ii(e, S_ROOT)->mode = cpu_to_le32(S_IFREG | 0644);
+}
+
+static void m_ii_size(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->size = cpu_to_le64(1ULL << 63);
+}
+
+static void m_ii_symlink(struct tc_env *e)
+{
+	tc_ii(e, S_LINK)->size = cpu_to_le64(TWIG_MAX_INLINE + 1);
+}
+
+static void m_ii_nbytes(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->nbytes = cpu_to_le64(TC_DEV_BYTES + 1);
+}
+
+static void m_ii_nlink_dir(struct tc_env *e)
+{
+	tc_ii(e, S_ROOT)->nlink = cpu_to_le32(1);
+}
+
+static void m_ii_nlink_root(struct tc_env *e)
+{
+	tc_ii(e, S_ROOT)->nlink = 0;
+}
+
+static void m_ii_transid(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->transid = cpu_to_le64(TC_GEN + 1);
+}
+
+static void m_ii_gen0(struct tc_env *e)
+{
+	tc_ii(e, S_FILE)->generation = 0;
+}
+
+static void m_ii_next_max(struct tc_env *e)
+{
+	tc_ii(e, S_ROOT)->next_index = cpu_to_le64(U64_MAX);
+}
+
+static void m_ii_next_low(struct tc_env *e)
+{
+	tc_ii(e, S_ROOT)->next_index = cpu_to_le64(1);
+}
+
+static void m_de_len(struct tc_env *e)
+{
+	tc_de(e, S_DIR_ITEM)->name_len = cpu_to_le16(2);
+}
+
+static void m_de_len_huge(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->name_len = cpu_to_le16(0xffff);
+}
+
 /* shrunk from the front so that it still ends where it did */
-M(m_de_short, tc_it(e, S_INDEX_L)->size = cpu_to_le32(10);
-  le32_add_cpu(&tc_it(e, S_INDEX_L)->offset, 10))
-M(m_de_slash, *(char *)(tc_de(e, S_DIR_ITEM) + 1) = '/')
-M(m_de_nul, *(char *)(tc_de(e, S_INDEX_A) + 1) = '\0')
-M(m_de_empty, tc_de(e, S_INDEX_A)->name_len = 0)
-M(m_de_type, tc_de(e, S_INDEX_A)->type = TWIG_FT_MAX)
-M(m_de_type0, tc_de(e, S_INDEX_A)->type = TWIG_FT_UNKNOWN)
-M(m_de_ino_root, tc_de(e, S_INDEX_A)->ino = cpu_to_le64(256))
-M(m_de_ino_max, tc_de(e, S_INDEX_A)->ino = cpu_to_le64(U64_MAX))
-M(m_de_transid, tc_de(e, S_INDEX_A)->transid = cpu_to_le64(TC_GEN + 1))
-M(m_de_hash, tc_set_offset(e, S_DIR_ITEM,
-			   crc32c(TWIG_NAME_HASH_SEED, "a", 1) + 1))
-M(m_index_max, tc_set_offset(e, S_INDEX_L, U64_MAX))
-M(m_index_low, tc_set_offset(e, S_INDEX_A, 1))
-M(m_ref_len, tc_iref(e, S_FILE_REF)->name_len = cpu_to_le16(5))
-M(m_ref_slash, *(char *)(tc_iref(e, S_FILE_REF) + 1) = '/')
-M(m_ref_self, tc_set_offset(e, S_FILE_REF, 257))
-M(m_ref_root, tc_set_key(e, S_ROOT, 256, TWIG_INODE_REF_KEY, 255))
-M(m_ref_index, tc_iref(e, S_FILE_REF)->index = cpu_to_le64(U64_MAX))
-M(m_orphan_root, tc_set_offset(e, S_ORPHAN, 256))
-M(m_orphan_max, tc_set_offset(e, S_ORPHAN, U64_MAX))
-M(m_ext_inline_size, tc_fe(e, S_LINK_EXT)->ram_bytes = cpu_to_le64(4))
-/* the first 48 bytes moved up by one: the item still ends where it did */
-M(m_ext_reg_size, memmove(tc_data(e, S_FILE_EXT) + 1, tc_data(e, S_FILE_EXT), 48);
-  tc_it(e, S_FILE_EXT)->size = cpu_to_le32(48);
-  le32_add_cpu(&tc_it(e, S_FILE_EXT)->offset, 1))
-M(m_ext_type, tc_fe(e, S_FILE_EXT)->type = 2)
-M(m_ext_gen, tc_fe(e, S_FILE_EXT)->generation = cpu_to_le64(TC_GEN + 1))
-M(m_ext_inline_off, tc_set_offset(e, S_LINK_EXT, 4096))
-M(m_ext_align, le64_add_cpu(&tc_fe(e, S_FILE_EXT)->disk_bytenr, 512))
-M(m_ext_align_key, tc_set_offset(e, S_FILE_EXT, 100))
-M(m_ext_len0, tc_fe(e, S_FILE_EXT)->num_bytes = 0)
-M(m_ext_len_run, tc_fe(e, S_FILE_EXT)->offset = cpu_to_le64(4096))
-M(m_ext_len_max, tc_fe(e, S_FILE_EXT)->num_bytes =
-  cpu_to_le64(TWIG_MAX_EXTENT + 4096);
-  tc_fe(e, S_FILE_EXT)->disk_num_bytes = cpu_to_le64(TWIG_MAX_EXTENT + 4096))
-M(m_ext_len_eof, tc_set_offset(e, S_FILE_EXT,
-			       round_down(TWIG_MAX_FILE_SIZE, 4096)))
-M(m_ext_disk_super, tc_fe(e, S_FILE_EXT)->disk_bytenr =
-  cpu_to_le64(TWIG_SUPER_OFFSET))
-M(m_ext_disk_bitmap, tc_fe(e, S_FILE_EXT)->disk_bytenr =
-  cpu_to_le64(TC_ALLOC_START))
-M(m_ext_disk_end, tc_fe(e, S_FILE_EXT)->disk_bytenr =
-  cpu_to_le64(TC_DEV_BYTES - 4096))
-M(m_ext_disk_wrap, tc_fe(e, S_FILE_EXT)->disk_bytenr =
-  cpu_to_le64(round_down(U64_MAX, 4096)))
-M(m_node_empty, twig_set_header_nritems(e->eb, 0))
-M(m_node_full, twig_set_header_nritems(e->eb, twig_max_ptrs(e->fs) + 1))
-M(m_ptr_align, le64_add_cpu(&twig_node_ptr(e->eb, 1)->blockptr, 512))
-M(m_ptr_super, twig_node_ptr(e->eb, 1)->blockptr =
-  cpu_to_le64(TWIG_SUPER_OFFSET))
-M(m_ptr_end, twig_node_ptr(e->eb, 1)->blockptr = cpu_to_le64(TC_DEV_BYTES))
-M(m_ptr_self, twig_node_ptr(e->eb, 1)->blockptr = cpu_to_le64(TC_BLOCK))
-M(m_ptr_gen, twig_node_ptr(e->eb, 1)->generation = cpu_to_le64(TC_GEN + 1))
-M(m_ptr_gen0, twig_node_ptr(e->eb, 1)->generation = 0)
-M(m_node_order, twig_node_ptr(e->eb, 2)->key = twig_node_ptr(e->eb, 1)->key)
+static void m_de_short(struct tc_env *e)
+{
+	tc_it(e, S_INDEX_L)->size = cpu_to_le32(10);
+	le32_add_cpu(&tc_it(e, S_INDEX_L)->offset, 10);
+}
 
-#undef M
+static void m_de_slash(struct tc_env *e)
+{
+	*(char *)(tc_de(e, S_DIR_ITEM) + 1) = '/';
+}
+
+static void m_de_nul(struct tc_env *e)
+{
+	*(char *)(tc_de(e, S_INDEX_A) + 1) = '\0';
+}
+
+static void m_de_empty(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->name_len = 0;
+}
+
+static void m_de_type(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->type = TWIG_FT_MAX;
+}
+
+static void m_de_type0(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->type = TWIG_FT_UNKNOWN;
+}
+
+static void m_de_ino_root(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->ino = cpu_to_le64(256);
+}
+
+static void m_de_ino_max(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->ino = cpu_to_le64(U64_MAX);
+}
+
+static void m_de_transid(struct tc_env *e)
+{
+	tc_de(e, S_INDEX_A)->transid = cpu_to_le64(TC_GEN + 1);
+}
+
+static void m_de_hash(struct tc_env *e)
+{
+	tc_set_offset(e, S_DIR_ITEM, crc32c(TWIG_NAME_HASH_SEED, "a", 1) + 1);
+}
+
+static void m_index_max(struct tc_env *e)
+{
+	tc_set_offset(e, S_INDEX_L, U64_MAX);
+}
+
+static void m_index_low(struct tc_env *e)
+{
+	tc_set_offset(e, S_INDEX_A, 1);
+}
+
+static void m_ref_len(struct tc_env *e)
+{
+	tc_iref(e, S_FILE_REF)->name_len = cpu_to_le16(5);
+}
+
+static void m_ref_slash(struct tc_env *e)
+{
+	*(char *)(tc_iref(e, S_FILE_REF) + 1) = '/';
+}
+
+static void m_ref_self(struct tc_env *e)
+{
+	tc_set_offset(e, S_FILE_REF, 257);
+}
+
+static void m_ref_root(struct tc_env *e)
+{
+	tc_set_key(e, S_ROOT, 256, TWIG_INODE_REF_KEY, 255);
+}
+
+static void m_ref_index(struct tc_env *e)
+{
+	tc_iref(e, S_FILE_REF)->index = cpu_to_le64(U64_MAX);
+}
+
+static void m_orphan_root(struct tc_env *e)
+{
+	tc_set_offset(e, S_ORPHAN, 256);
+}
+
+static void m_orphan_max(struct tc_env *e)
+{
+	tc_set_offset(e, S_ORPHAN, U64_MAX);
+}
+
+static void m_ext_inline_size(struct tc_env *e)
+{
+	tc_fe(e, S_LINK_EXT)->ram_bytes = cpu_to_le64(4);
+}
+
+/* the first 48 bytes moved up by one: the item still ends where it did */
+static void m_ext_reg_size(struct tc_env *e)
+{
+	memmove(tc_data(e, S_FILE_EXT) + 1, tc_data(e, S_FILE_EXT), 48);
+	tc_it(e, S_FILE_EXT)->size = cpu_to_le32(48);
+	le32_add_cpu(&tc_it(e, S_FILE_EXT)->offset, 1);
+}
+
+static void m_ext_type(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->type = 2;
+}
+
+static void m_ext_gen(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->generation = cpu_to_le64(TC_GEN + 1);
+}
+
+static void m_ext_inline_off(struct tc_env *e)
+{
+	tc_set_offset(e, S_LINK_EXT, 4096);
+}
+
+static void m_ext_align(struct tc_env *e)
+{
+	le64_add_cpu(&tc_fe(e, S_FILE_EXT)->disk_bytenr, 512);
+}
+
+static void m_ext_align_key(struct tc_env *e)
+{
+	tc_set_offset(e, S_FILE_EXT, 100);
+}
+
+static void m_ext_len0(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->num_bytes = 0;
+}
+
+static void m_ext_len_run(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->offset = cpu_to_le64(4096);
+}
+
+static void m_ext_len_max(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->num_bytes = cpu_to_le64(TWIG_MAX_EXTENT + 4096);
+	tc_fe(e, S_FILE_EXT)->disk_num_bytes = cpu_to_le64(TWIG_MAX_EXTENT + 4096);
+}
+
+static void m_ext_len_eof(struct tc_env *e)
+{
+	tc_set_offset(e, S_FILE_EXT, round_down(TWIG_MAX_FILE_SIZE, 4096));
+}
+
+static void m_ext_disk_super(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->disk_bytenr = cpu_to_le64(TWIG_SUPER_OFFSET);
+}
+
+static void m_ext_disk_bitmap(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->disk_bytenr = cpu_to_le64(TC_ALLOC_START);
+}
+
+static void m_ext_disk_end(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->disk_bytenr = cpu_to_le64(TC_DEV_BYTES - 4096);
+}
+
+static void m_ext_disk_wrap(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->disk_bytenr = cpu_to_le64(round_down(U64_MAX, 4096));
+}
+
+static void m_node_empty(struct tc_env *e)
+{
+	twig_set_header_nritems(e->eb, 0);
+}
+
+static void m_node_full(struct tc_env *e)
+{
+	twig_set_header_nritems(e->eb, twig_max_ptrs(e->fs) + 1);
+}
+
+static void m_ptr_align(struct tc_env *e)
+{
+	le64_add_cpu(&twig_node_ptr(e->eb, 1)->blockptr, 512);
+}
+
+static void m_ptr_super(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 1)->blockptr = cpu_to_le64(TWIG_SUPER_OFFSET);
+}
+
+static void m_ptr_end(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 1)->blockptr = cpu_to_le64(TC_DEV_BYTES);
+}
+
+static void m_ptr_self(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 1)->blockptr = cpu_to_le64(TC_BLOCK);
+}
+
+static void m_ptr_gen(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 1)->generation = cpu_to_le64(TC_GEN + 1);
+}
+
+static void m_ptr_gen0(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 1)->generation = 0;
+}
+
+static void m_node_order(struct tc_env *e)
+{
+	twig_node_ptr(e->eb, 2)->key = twig_node_ptr(e->eb, 1)->key;
+}
 
 #define R(x)	TWIG_RULE_##x
 static const struct tc_case tc_cases[] = {
-	{ "checksum", R(CSUM), .keep_csum = true, .slot = -1, .mutate = m_csum },
+	{ "checksum", R(CSUM),
+	  .keep_csum = true, .slot = -1, .mutate = m_csum },
 	{ "bytenr", R(BYTENR), .slot = -1, .mutate = m_bytenr },
-	{ "block at the superblock", R(BLOCK_ADDR), .slot = -1, .mutate = m_addr_super },
-	{ "block in bitmap B", R(BLOCK_ADDR), .slot = -1, .mutate = m_addr_bitmap },
-	{ "block past the device", R(BLOCK_ADDR), .slot = -1, .mutate = m_addr_end },
+	{ "block at the superblock", R(BLOCK_ADDR),
+	  .slot = -1, .mutate = m_addr_super },
+	{ "block in bitmap B", R(BLOCK_ADDR),
+	  .slot = -1, .mutate = m_addr_bitmap },
+	{ "block past the device", R(BLOCK_ADDR),
+	  .slot = -1, .mutate = m_addr_end },
 	{ "fsid", R(FSID), .slot = -1, .mutate = m_fsid },
 	{ "owner", R(OWNER), .slot = -1, .mutate = m_owner },
-	{ "level not the parent's", R(LEVEL), .slot = -1, .mutate = m_level_parent },
-	{ "level too high", R(LEVEL), .node = true, .slot = -1, .mutate = m_level_max },
-	{ "generation in the future", R(GENERATION), .slot = -1, .mutate = m_gen_new },
-	{ "generation not the parent's", R(GENERATION), .slot = -1, .mutate = m_gen_parent },
+	{ "level not the parent's", R(LEVEL),
+	  .slot = -1, .mutate = m_level_parent },
+	{ "level too high", R(LEVEL),
+	  .node = true, .slot = -1, .mutate = m_level_max },
+	{ "generation in the future", R(GENERATION),
+	  .slot = -1, .mutate = m_gen_new },
+	{ "generation not the parent's", R(GENERATION),
+	  .slot = -1, .mutate = m_gen_parent },
 	{ "generation 0", R(GENERATION), .slot = -1, .mutate = m_gen_zero },
 	{ "leaf nritems", R(LEAF_NRITEMS), .slot = -1, .mutate = m_nritems },
-	{ "item bounds u32 wrap", R(ITEM_BOUNDS), .slot = 0, .mutate = m_bounds_wrap },
-	{ "item data over the array", R(ITEM_BOUNDS), .slot = S_LINK_EXT, .mutate = m_bounds_array },
-	{ "item data not packed", R(ITEM_BOUNDS), .slot = S_ROOT, .mutate = m_bounds_gap },
-	{ "leaf key order", R(KEY_ORDER), .slot = S_INDEX_L, .mutate = m_key_order },
-	{ "unknown key type", R(KEY_TYPE), .slot = S_LINK_EXT, .mutate = m_key_type },
-	{ "objectid U64_MAX", R(KEY_TYPE), .slot = S_LINK_EXT, .mutate = m_key_objectid },
-	{ "orphan item of objectid 7", R(KEY_TYPE), .slot = S_ORPHAN, .mutate = m_key_orphan_oid },
-	{ "inode item of objectid 6", R(KEY_TYPE), .slot = S_ORPHAN, .mutate = m_key_oid6 },
-	{ "inode item offset", R(INODE_ITEM_SIZE), .slot = S_FILE, .mutate = m_ii_offset },
-	{ "inode mode type", R(INODE_MODE), .slot = S_FILE, .mutate = m_ii_mode },
-	{ "inode mode stray bits", R(INODE_MODE), .slot = S_FILE, .mutate = m_ii_mode_bits },
-	{ "root not a directory", R(INODE_MODE), .slot = S_ROOT, .mutate = m_ii_root_mode },
-	{ "negative i_size", R(INODE_SIZE), .slot = S_FILE, .mutate = m_ii_size },
-	{ "symlink too long", R(INODE_SIZE), .slot = S_LINK, .mutate = m_ii_symlink },
-	{ "nbytes past the device", R(INODE_SIZE), .slot = S_FILE, .mutate = m_ii_nbytes },
-	{ "directory nlink 1", R(INODE_NLINK), .slot = S_ROOT, .mutate = m_ii_nlink_dir },
-	{ "root nlink 0", R(INODE_NLINK), .slot = S_ROOT, .mutate = m_ii_nlink_root },
-	{ "inode transid in the future", R(INODE_TRANSID), .slot = S_FILE, .mutate = m_ii_transid },
-	{ "inode generation 0", R(INODE_TRANSID), .slot = S_FILE, .mutate = m_ii_gen0 },
-	{ "next_index U64_MAX", R(INODE_NEXT_INDEX), .slot = S_ROOT, .mutate = m_ii_next_max },
-	{ "next_index 1", R(INODE_NEXT_INDEX), .slot = S_ROOT, .mutate = m_ii_next_low },
-	{ "dirent name past the item", R(DIRENT_SIZE), .slot = S_DIR_ITEM, .mutate = m_de_len },
-	{ "dirent name_len 65535", R(DIRENT_SIZE), .slot = S_INDEX_A, .mutate = m_de_len_huge },
-	{ "dirent shorter than its header", R(DIRENT_SIZE), .slot = S_INDEX_L, .mutate = m_de_short },
-	{ "dirent name with slash", R(DIRENT_NAME), .slot = S_DIR_ITEM, .mutate = m_de_slash },
-	{ "dirent name with NUL", R(DIRENT_NAME), .slot = S_INDEX_A, .mutate = m_de_nul },
-	{ "dirent empty name", R(DIRENT_NAME), .slot = S_INDEX_A, .mutate = m_de_empty },
-	{ "dirent type FT_MAX", R(DIRENT_TYPE), .slot = S_INDEX_A, .mutate = m_de_type },
-	{ "dirent type unknown", R(DIRENT_TYPE), .slot = S_INDEX_A, .mutate = m_de_type0 },
-	{ "dirent names the root", R(DIRENT_INO), .slot = S_INDEX_A, .mutate = m_de_ino_root },
-	{ "dirent ino U64_MAX", R(DIRENT_INO), .slot = S_INDEX_A, .mutate = m_de_ino_max },
-	{ "dirent transid in the future", R(DIRENT_TRANSID), .slot = S_INDEX_A, .mutate = m_de_transid },
-	{ "dir item hash", R(DIRENT_HASH), .slot = S_DIR_ITEM, .mutate = m_de_hash },
-	{ "dir index U64_MAX", R(DIR_INDEX), .slot = S_INDEX_L, .mutate = m_index_max },
-	{ "dir index 1", R(DIR_INDEX), .slot = S_INDEX_A, .mutate = m_index_low },
-	{ "ref name past the item", R(REF_SIZE), .slot = S_FILE_REF, .mutate = m_ref_len },
-	{ "ref name with slash", R(REF_NAME), .slot = S_FILE_REF, .mutate = m_ref_slash },
-	{ "ref parent is itself", R(REF_PARENT), .slot = S_FILE_REF, .mutate = m_ref_self },
-	{ "ref of the root", R(REF_PARENT), .slot = S_ROOT, .mutate = m_ref_root },
-	{ "ref index U64_MAX", R(REF_INDEX), .slot = S_FILE_REF, .mutate = m_ref_index },
-	{ "orphan of the root", R(ORPHAN), .slot = S_ORPHAN, .mutate = m_orphan_root },
-	{ "orphan of U64_MAX", R(ORPHAN), .slot = S_ORPHAN, .mutate = m_orphan_max },
-	{ "inline size vs ram_bytes", R(EXTENT_SIZE), .slot = S_LINK_EXT, .mutate = m_ext_inline_size },
-	{ "regular extent 48 bytes", R(EXTENT_SIZE), .slot = S_FILE_EXT, .mutate = m_ext_reg_size },
-	{ "extent type 2", R(EXTENT_TYPE), .slot = S_FILE_EXT, .mutate = m_ext_type },
-	{ "extent generation in the future", R(EXTENT_GEN), .slot = S_FILE_EXT, .mutate = m_ext_gen },
-	{ "inline extent not at 0", R(EXTENT_INLINE), .slot = S_LINK_EXT, .mutate = m_ext_inline_off },
-	{ "disk_bytenr unaligned", R(EXTENT_ALIGN), .slot = S_FILE_EXT, .mutate = m_ext_align },
-	{ "file offset unaligned", R(EXTENT_ALIGN), .slot = S_FILE_EXT, .mutate = m_ext_align_key },
-	{ "num_bytes 0", R(EXTENT_LEN), .slot = S_FILE_EXT, .mutate = m_ext_len0 },
-	{ "extent outside its run", R(EXTENT_LEN), .slot = S_FILE_EXT, .mutate = m_ext_len_run },
-	{ "extent above TWIG_MAX_EXTENT", R(EXTENT_LEN), .slot = S_FILE_EXT, .mutate = m_ext_len_max },
-	{ "extent past the max file size", R(EXTENT_LEN), .slot = S_FILE_EXT, .mutate = m_ext_len_eof },
-	{ "extent on the superblock", R(EXTENT_DISK), .slot = S_FILE_EXT, .mutate = m_ext_disk_super },
-	{ "extent on bitmap A", R(EXTENT_DISK), .slot = S_FILE_EXT, .mutate = m_ext_disk_bitmap },
-	{ "extent past the device", R(EXTENT_DISK), .slot = S_FILE_EXT, .mutate = m_ext_disk_end },
-	{ "extent bytenr + len wraps", R(EXTENT_DISK), .slot = S_FILE_EXT, .mutate = m_ext_disk_wrap },
-	{ "node without pointers", R(NODE_NRITEMS), .node = true, .slot = -1, .mutate = m_node_empty },
-	{ "node overfull", R(NODE_NRITEMS), .node = true, .slot = -1, .mutate = m_node_full },
-	{ "child unaligned", R(NODE_PTR), .node = true, .slot = 1, .mutate = m_ptr_align },
-	{ "child is the superblock", R(NODE_PTR), .node = true, .slot = 1, .mutate = m_ptr_super },
-	{ "child past the device", R(NODE_PTR), .node = true, .slot = 1, .mutate = m_ptr_end },
-	{ "child is the node", R(NODE_PTR), .node = true, .slot = 1, .mutate = m_ptr_self },
-	{ "child newer than the node", R(NODE_PTR_GEN), .node = true, .slot = 1, .mutate = m_ptr_gen },
-	{ "child generation 0", R(NODE_PTR_GEN), .node = true, .slot = 1, .mutate = m_ptr_gen0 },
-	{ "node key order", R(KEY_ORDER), .node = true, .slot = 2, .mutate = m_node_order },
+	{ "item bounds u32 wrap", R(ITEM_BOUNDS),
+	  .slot = 0, .mutate = m_bounds_wrap },
+	{ "item data over the array", R(ITEM_BOUNDS),
+	  .slot = S_LINK_EXT, .mutate = m_bounds_array },
+	{ "item data not packed", R(ITEM_BOUNDS),
+	  .slot = S_ROOT, .mutate = m_bounds_gap },
+	{ "leaf key order", R(KEY_ORDER),
+	  .slot = S_INDEX_L, .mutate = m_key_order },
+	{ "unknown key type", R(KEY_TYPE),
+	  .slot = S_LINK_EXT, .mutate = m_key_type },
+	{ "objectid U64_MAX", R(KEY_TYPE),
+	  .slot = S_LINK_EXT, .mutate = m_key_objectid },
+	{ "orphan item of objectid 7", R(KEY_TYPE),
+	  .slot = S_ORPHAN, .mutate = m_key_orphan_oid },
+	{ "inode item of objectid 6", R(KEY_TYPE),
+	  .slot = S_ORPHAN, .mutate = m_key_oid6 },
+	{ "inode item offset", R(INODE_ITEM_SIZE),
+	  .slot = S_FILE, .mutate = m_ii_offset },
+	{ "inode mode type", R(INODE_MODE),
+	  .slot = S_FILE, .mutate = m_ii_mode },
+	{ "inode mode stray bits", R(INODE_MODE),
+	  .slot = S_FILE, .mutate = m_ii_mode_bits },
+	{ "root not a directory", R(INODE_MODE),
+	  .slot = S_ROOT, .mutate = m_ii_root_mode },
+	{ "negative i_size", R(INODE_SIZE),
+	  .slot = S_FILE, .mutate = m_ii_size },
+	{ "symlink too long", R(INODE_SIZE),
+	  .slot = S_LINK, .mutate = m_ii_symlink },
+	{ "nbytes past the device", R(INODE_SIZE),
+	  .slot = S_FILE, .mutate = m_ii_nbytes },
+	{ "directory nlink 1", R(INODE_NLINK),
+	  .slot = S_ROOT, .mutate = m_ii_nlink_dir },
+	{ "root nlink 0", R(INODE_NLINK),
+	  .slot = S_ROOT, .mutate = m_ii_nlink_root },
+	{ "inode transid in the future", R(INODE_TRANSID),
+	  .slot = S_FILE, .mutate = m_ii_transid },
+	{ "inode generation 0", R(INODE_TRANSID),
+	  .slot = S_FILE, .mutate = m_ii_gen0 },
+	{ "next_index U64_MAX", R(INODE_NEXT_INDEX),
+	  .slot = S_ROOT, .mutate = m_ii_next_max },
+	{ "next_index 1", R(INODE_NEXT_INDEX),
+	  .slot = S_ROOT, .mutate = m_ii_next_low },
+	{ "dirent name past the item", R(DIRENT_SIZE),
+	  .slot = S_DIR_ITEM, .mutate = m_de_len },
+	{ "dirent name_len 65535", R(DIRENT_SIZE),
+	  .slot = S_INDEX_A, .mutate = m_de_len_huge },
+	{ "dirent shorter than its header", R(DIRENT_SIZE),
+	  .slot = S_INDEX_L, .mutate = m_de_short },
+	{ "dirent name with slash", R(DIRENT_NAME),
+	  .slot = S_DIR_ITEM, .mutate = m_de_slash },
+	{ "dirent name with NUL", R(DIRENT_NAME),
+	  .slot = S_INDEX_A, .mutate = m_de_nul },
+	{ "dirent empty name", R(DIRENT_NAME),
+	  .slot = S_INDEX_A, .mutate = m_de_empty },
+	{ "dirent type FT_MAX", R(DIRENT_TYPE),
+	  .slot = S_INDEX_A, .mutate = m_de_type },
+	{ "dirent type unknown", R(DIRENT_TYPE),
+	  .slot = S_INDEX_A, .mutate = m_de_type0 },
+	{ "dirent names the root", R(DIRENT_INO),
+	  .slot = S_INDEX_A, .mutate = m_de_ino_root },
+	{ "dirent ino U64_MAX", R(DIRENT_INO),
+	  .slot = S_INDEX_A, .mutate = m_de_ino_max },
+	{ "dirent transid in the future", R(DIRENT_TRANSID),
+	  .slot = S_INDEX_A, .mutate = m_de_transid },
+	{ "dir item hash", R(DIRENT_HASH),
+	  .slot = S_DIR_ITEM, .mutate = m_de_hash },
+	{ "dir index U64_MAX", R(DIR_INDEX),
+	  .slot = S_INDEX_L, .mutate = m_index_max },
+	{ "dir index 1", R(DIR_INDEX),
+	  .slot = S_INDEX_A, .mutate = m_index_low },
+	{ "ref name past the item", R(REF_SIZE),
+	  .slot = S_FILE_REF, .mutate = m_ref_len },
+	{ "ref name with slash", R(REF_NAME),
+	  .slot = S_FILE_REF, .mutate = m_ref_slash },
+	{ "ref parent is itself", R(REF_PARENT),
+	  .slot = S_FILE_REF, .mutate = m_ref_self },
+	{ "ref of the root", R(REF_PARENT),
+	  .slot = S_ROOT, .mutate = m_ref_root },
+	{ "ref index U64_MAX", R(REF_INDEX),
+	  .slot = S_FILE_REF, .mutate = m_ref_index },
+	{ "orphan of the root", R(ORPHAN),
+	  .slot = S_ORPHAN, .mutate = m_orphan_root },
+	{ "orphan of U64_MAX", R(ORPHAN),
+	  .slot = S_ORPHAN, .mutate = m_orphan_max },
+	{ "inline size vs ram_bytes", R(EXTENT_SIZE),
+	  .slot = S_LINK_EXT, .mutate = m_ext_inline_size },
+	{ "regular extent 48 bytes", R(EXTENT_SIZE),
+	  .slot = S_FILE_EXT, .mutate = m_ext_reg_size },
+	{ "extent type 2", R(EXTENT_TYPE),
+	  .slot = S_FILE_EXT, .mutate = m_ext_type },
+	{ "extent generation in the future", R(EXTENT_GEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_gen },
+	{ "inline extent not at 0", R(EXTENT_INLINE),
+	  .slot = S_LINK_EXT, .mutate = m_ext_inline_off },
+	{ "disk_bytenr unaligned", R(EXTENT_ALIGN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_align },
+	{ "file offset unaligned", R(EXTENT_ALIGN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_align_key },
+	{ "num_bytes 0", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len0 },
+	{ "extent outside its run", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len_run },
+	{ "extent above TWIG_MAX_EXTENT", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len_max },
+	{ "extent past the max file size", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len_eof },
+	{ "extent on the superblock", R(EXTENT_DISK),
+	  .slot = S_FILE_EXT, .mutate = m_ext_disk_super },
+	{ "extent on bitmap A", R(EXTENT_DISK),
+	  .slot = S_FILE_EXT, .mutate = m_ext_disk_bitmap },
+	{ "extent past the device", R(EXTENT_DISK),
+	  .slot = S_FILE_EXT, .mutate = m_ext_disk_end },
+	{ "extent bytenr + len wraps", R(EXTENT_DISK),
+	  .slot = S_FILE_EXT, .mutate = m_ext_disk_wrap },
+	{ "node without pointers", R(NODE_NRITEMS),
+	  .node = true, .slot = -1, .mutate = m_node_empty },
+	{ "node overfull", R(NODE_NRITEMS),
+	  .node = true, .slot = -1, .mutate = m_node_full },
+	{ "child unaligned", R(NODE_PTR),
+	  .node = true, .slot = 1, .mutate = m_ptr_align },
+	{ "child is the superblock", R(NODE_PTR),
+	  .node = true, .slot = 1, .mutate = m_ptr_super },
+	{ "child past the device", R(NODE_PTR),
+	  .node = true, .slot = 1, .mutate = m_ptr_end },
+	{ "child is the node", R(NODE_PTR),
+	  .node = true, .slot = 1, .mutate = m_ptr_self },
+	{ "child newer than the node", R(NODE_PTR_GEN),
+	  .node = true, .slot = 1, .mutate = m_ptr_gen },
+	{ "child generation 0", R(NODE_PTR_GEN),
+	  .node = true, .slot = 1, .mutate = m_ptr_gen0 },
+	{ "node key order", R(KEY_ORDER),
+	  .node = true, .slot = 2, .mutate = m_node_order },
 };
 
 #undef R
@@ -487,7 +866,7 @@ static void tc_rule(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slot, c->slot);
 }
 
-/* Every rule in format.h has at least one case above. */
+/* Every rule in format.h has a name and at least one case above. */
 static void tc_every_rule(struct kunit *test)
 {
 	bool seen[TWIG_RULE_NR] = { };
@@ -496,9 +875,13 @@ static void tc_every_rule(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(tc_cases); i++)
 		seen[tc_cases[i].rule] = true;
-	for (r = TWIG_RULE_OK + 1; r < TWIG_RULE_NR; r++)
+	for (r = TWIG_RULE_OK + 1; r < TWIG_RULE_NR; r++) {
+		/* and a name: the table in format.h has no holes */
+		KUNIT_EXPECT_NOT_NULL_MSG(test, twig_tree_rule_name(r),
+					  "rule %d has no name", r);
 		KUNIT_EXPECT_TRUE_MSG(test, seen[r], "rule %s has no case",
 				      twig_tree_rule_name(r));
+	}
 }
 
 /* Valid blocks pass, with item checks: what twigfs writes is accepted. */
