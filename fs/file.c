@@ -272,7 +272,11 @@ static void twig_fill_reg(struct twig_file_extent *fe, u64 gen, u64 disk,
 	fe->ram_bytes = cpu_to_le64(len);
 	fe->type = TWIG_FILE_EXTENT_REG;
 	fe->disk_bytenr = cpu_to_le64(disk);
-	fe->disk_num_bytes = cpu_to_le64(len);
+	/*
+	 * A tail cut from an extent that ends mid-sector (images made by
+	 * other tools) still owns whole sectors, as format.h says.
+	 */
+	fe->disk_num_bytes = cpu_to_le64(round_up(len, TWIG_SECTORSIZE));
 	fe->offset = 0;
 	fe->num_bytes = cpu_to_le64(len);
 }

@@ -416,7 +416,7 @@ static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
 	[TWIG_RULE_EXTENT_INLINE] = { "extent-inline",
 		"inline extent not at offset 0 or above TWIG_MAX_INLINE" },
 	[TWIG_RULE_EXTENT_ALIGN] = { "extent-align",
-		"regular extent offsets or lengths not sector multiples" },
+		"regular extent offsets or disk length not sector multiples" },
 	[TWIG_RULE_EXTENT_LEN] = { "extent-len",
 		"extent length 0, too long, outside its run or past max size" },
 	[TWIG_RULE_EXTENT_DISK] = { "extent-disk",
