@@ -96,16 +96,28 @@ static int twig_alloc_sectors(struct twig_fs_info *fs, u64 n, u64 align,
 	return 0;
 }
 
-static void twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
+/*
+ * Clear [bytenr, bytenr + bytes) in the working bitmap.  The range comes
+ * from the tree (an extent item, a block pointer), so a crafted or damaged
+ * disk can name sectors past the device or not allocated in the bitmap:
+ * that is -EUCLEAN with nothing freed, not a kernel bug.
+ */
+static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 {
 	u64 start = bytenr >> TWIG_SECTOR_SHIFT;
+	/* rounded up without round_up(), which would wrap at U64_MAX */
+	u64 n = (bytes >> TWIG_SECTOR_SHIFT) +
+		!!(bytes & (TWIG_SECTORSIZE - 1));
 	u64 i;
 
 	spin_lock(&fs->alloc_lock);
-	for (i = start; i < start + (bytes >> TWIG_SECTOR_SHIFT); i++) {
-		if (WARN_ON_ONCE(i >= fs->alloc_nbits ||
-				 !test_bit_le(i, fs->alloc_working)))
-			continue;
+	if (!IS_ALIGNED(bytenr, TWIG_SECTORSIZE) || n > fs->alloc_nbits ||
+	    start > fs->alloc_nbits - n)
+		goto corrupt;
+	for (i = start; i < start + n; i++)
+		if (!test_bit_le(i, fs->alloc_working))
+			goto corrupt;
+	for (i = start; i < start + n; i++) {
 		__clear_bit_le(i, fs->alloc_working);
 		if (test_bit_le(i, fs->alloc_committed)) {
 			fs->pinned_sectors++;
@@ -115,6 +127,12 @@ static void twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 		}
 	}
 	spin_unlock(&fs->alloc_lock);
+	return 0;
+corrupt:
+	spin_unlock(&fs->alloc_lock);
+	pr_err_ratelimited("twigfs (%s): freeing sectors [%llu, +%llu) not allocated in the bitmap\n",
+			   fs->sb ? fs->sb->s_id : "memdev", bytenr, bytes);
+	return -EUCLEAN;
 }
 
 /* A tree block, nodesize-aligned, charged to the handle's reservation. */
@@ -144,11 +162,11 @@ EXPORT_SYMBOL_IF_KUNIT(twig_alloc_tree_block);
  * pinned until this one commits; one allocated by this very transaction
  * was never written and is forgotten now.
  */
-void twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb)
+int twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb)
 {
 	if (twig_header_generation(eb) == trans->transid)
 		twig_eb_forget(eb);
-	twig_free_sectors(trans->fs, eb->start, eb->len);
+	return twig_free_sectors(trans->fs, eb->start, eb->len);
 }
 
 /* Space for data, in whole sectors, never eating reserved space. */
@@ -174,12 +192,14 @@ int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
 	spin_unlock(&fs->alloc_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_alloc_data);
 
-void twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
-		    u64 bytenr, u64 bytes)
+int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		   u64 bytenr, u64 bytes)
 {
-	twig_free_sectors(fs, bytenr, round_up(bytes, fs->sectorsize));
+	return twig_free_sectors(fs, bytenr, bytes);
 }
+EXPORT_SYMBOL_IF_KUNIT(twig_free_data);
 
 /* Reserve worst-case metadata space for @items item changes. */
 int twig_reserve_meta(struct twig_trans *trans, unsigned int items)
@@ -350,12 +370,18 @@ void twig_alloc_destroy(struct twig_fs_info *fs)
 
 /* ---- inode numbers ---- */
 
+/*
+ * The counter stops at TWIG_MAX_OBJECTID + 1 instead of wrapping: a number
+ * is never handed out twice, even after the last one was refused.
+ */
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid)
 {
-	u64 id = atomic64_inc_return(&fs->next_objectid) - 1;
+	s64 id = atomic64_read(&fs->next_objectid);
 
-	if (id >= U64_MAX - 1)
-		return -ENOSPC;
+	do {
+		if ((u64)id > TWIG_MAX_OBJECTID)
+			return -EOVERFLOW;
+	} while (!atomic64_try_cmpxchg(&fs->next_objectid, &id, id + 1));
 	*objectid = id;
 	return 0;
 }

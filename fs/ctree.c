@@ -1299,7 +1299,15 @@ int twig_tree_open(struct twig_fs_info *fs)
 	ret = twig_search_slot(NULL, fs, &key, p, 0, 0);
 	if (ret >= 0 && p->slots[0] > 0) {
 		twig_item_key(p->nodes[0], p->slots[0] - 1, &key);
-		next = max(next, key.objectid + 1);
+		/*
+		 * The tree checker bounds objectids, but the counter must not
+		 * wrap to a used number even so: at the limit it stays there
+		 * and twig_new_objectid() refuses with -EOVERFLOW.
+		 */
+		if (key.objectid > TWIG_MAX_OBJECTID)
+			next = TWIG_MAX_OBJECTID + 1;
+		else
+			next = max(next, key.objectid + 1);
 	}
 	twig_free_path(p);
 	if (ret < 0)

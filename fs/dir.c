@@ -58,9 +58,15 @@ static int twig_fill_entries(struct inode *dir, u64 pos, u8 *buf, bool *end)
 			ret = 1;
 			break;
 		}
+		/*
+		 * The tree checker refused such items; this stays so that
+		 * the loop in twig_readdir() ends whatever the leaf says:
+		 * ctx->pos must reach index + 1 as a non-negative loff_t.
+		 */
 		if (size < sizeof(*de) ||
 		    size != sizeof(*de) + le16_to_cpu(de->name_len) ||
-		    le16_to_cpu(de->name_len) > TWIG_NAME_LEN) {
+		    le16_to_cpu(de->name_len) > TWIG_NAME_LEN ||
+		    found.offset < pos || found.offset > TWIG_MAX_DIR_INDEX) {
 			pr_err("twigfs: %s: directory %lu: corrupt DIR_INDEX %llu\n",
 			       dir->i_sb->s_id, dir->i_ino, found.offset);
 			ret = -EUCLEAN;

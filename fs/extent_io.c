@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twigfs extent buffers: the cache of tree blocks, their I/O and the checks
- * every block passes when it is read.
+ * twigfs extent buffers: the cache of tree blocks and their I/O; every block
+ * read passes the tree checker (tree-checker.c) before it is cached.
  *
  * The cache is an xarray indexed by sector number.  Lookups run under RCU
  * and take a reference with refcount_inc_not_zero(); the cache itself holds
@@ -272,122 +272,11 @@ static void twig_cache_remove(struct twig_eb *eb)
 		twig_eb_put(eb);
 }
 
-/* ---- verification ---- */
+/* ---- verification: tree-checker.c ---- */
 
 #define twig_eb_err(fs, bytenr, fmt, ...)				\
 	pr_err_ratelimited("twigfs (%s): tree block %llu: " fmt "\n",	\
 			   twig_fs_name(fs), (bytenr), ##__VA_ARGS__)
-
-static int twig_verify_leaf(struct twig_fs_info *fs, struct twig_eb *eb,
-			    u32 nritems)
-{
-	u32 data_end = fs->nodesize;
-	u32 items_end = sizeof(struct twig_header) +
-			nritems * sizeof(struct twig_item);
-	struct twig_key prev, key;
-	u32 i;
-
-	if (items_end > fs->nodesize) {
-		twig_eb_err(fs, eb->start, "leaf nritems %u too large", nritems);
-		return -EUCLEAN;
-	}
-	for (i = 0; i < nritems; i++) {
-		u32 off = twig_item_offset(eb, i);
-		u32 size = twig_item_size(eb, i);
-
-		if (off < items_end || size > data_end - off ||
-		    off + size != data_end) {
-			twig_eb_err(fs, eb->start,
-				    "item %u data [%u, +%u) out of bounds",
-				    i, off, size);
-			return -EUCLEAN;
-		}
-		data_end = off;
-		twig_item_key(eb, i, &key);
-		if (i && twig_comp_keys(&prev, &key) >= 0) {
-			twig_eb_err(fs, eb->start, "item %u key out of order", i);
-			return -EUCLEAN;
-		}
-		prev = key;
-	}
-	return 0;
-}
-
-static int twig_verify_node(struct twig_fs_info *fs, struct twig_eb *eb,
-			    u32 nritems)
-{
-	struct twig_key prev, key;
-	u32 i;
-
-	if (nritems == 0 || nritems > twig_max_ptrs(fs)) {
-		twig_eb_err(fs, eb->start, "node nritems %u invalid", nritems);
-		return -EUCLEAN;
-	}
-	for (i = 0; i < nritems; i++) {
-		u64 ptr = twig_node_blockptr(eb, i);
-
-		if (!ptr || !IS_ALIGNED(ptr, fs->sectorsize) ||
-		    ptr + fs->nodesize > fs->total_bytes) {
-			twig_eb_err(fs, eb->start, "pointer %u to %llu invalid",
-				    i, ptr);
-			return -EUCLEAN;
-		}
-		twig_node_key(eb, i, &key);
-		if (i && twig_comp_keys(&prev, &key) >= 0) {
-			twig_eb_err(fs, eb->start, "key %u out of order", i);
-			return -EUCLEAN;
-		}
-		prev = key;
-	}
-	return 0;
-}
-
-static int twig_verify_eb(struct twig_fs_info *fs, struct twig_eb *eb,
-			  u64 parent_transid)
-{
-	struct twig_header *h = twig_eb_header(eb);
-	u32 csum = twig_csum(eb->data + 4, fs->nodesize - 4);
-	u64 gen = le64_to_cpu(h->generation);
-	/*
-	 * A block the running commit has just written may be evicted and
-	 * read back before fs->generation moves: allow the committing one.
-	 */
-	u64 newest = max(READ_ONCE(fs->generation),
-			 READ_ONCE(fs->running_transid));
-
-	if (le32_to_cpu(h->csum) != csum) {
-		twig_eb_err(fs, eb->start, "checksum %08x, expected %08x",
-			    csum, le32_to_cpu(h->csum));
-		return -EUCLEAN;
-	}
-	if (le64_to_cpu(h->bytenr) != eb->start) {
-		twig_eb_err(fs, eb->start, "claims to be block %llu",
-			    le64_to_cpu(h->bytenr));
-		return -EUCLEAN;
-	}
-	if (memcmp(h->fsid, fs->fsid, sizeof(h->fsid))) {
-		twig_eb_err(fs, eb->start, "fsid mismatch");
-		return -EUCLEAN;
-	}
-	if (gen > newest || (parent_transid && gen != parent_transid)) {
-		twig_eb_err(fs, eb->start,
-			    "generation %llu, expected %llu (newest %llu)",
-			    gen, parent_transid, newest);
-		return -EUCLEAN;
-	}
-	if (h->level != eb->level) {
-		twig_eb_err(fs, eb->start, "level %u, expected %u",
-			    h->level, eb->level);
-		return -EUCLEAN;
-	}
-	if (le64_to_cpu(h->owner) != TWIG_FS_TREE_OBJECTID) {
-		twig_eb_err(fs, eb->start, "owner %llu", le64_to_cpu(h->owner));
-		return -EUCLEAN;
-	}
-	if (eb->level)
-		return twig_verify_node(fs, eb, le32_to_cpu(h->nritems));
-	return twig_verify_leaf(fs, eb, le32_to_cpu(h->nritems));
-}
 
 /* ---- reading ---- */
 
@@ -401,7 +290,7 @@ static int twig_read_and_verify(struct twig_eb *eb, u64 parent_transid)
 		twig_eb_err(fs, eb->start, "read error %d", ret);
 		return ret;
 	}
-	return twig_verify_eb(fs, eb, parent_transid);
+	return twig_verify_read(fs, eb, eb->level, parent_transid);
 }
 
 /*
@@ -616,6 +505,9 @@ int twig_write_dirty_ebs(struct twig_fs_info *fs)
 	blk_start_plug(&plug);
 	list_for_each_entry(eb, &list, dirty_list) {
 		twig_eb_csum(eb);
+		ret = twig_verify_write(fs, eb);
+		if (ret)
+			break;
 		if (test_bit(TWIG_FS_MEMONLY, &fs->flags)) {
 			ret = twig_dev_write(fs, eb->start, eb->data, eb->len, 0);
 			if (ret)

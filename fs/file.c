@@ -272,7 +272,11 @@ static void twig_fill_reg(struct twig_file_extent *fe, u64 gen, u64 disk,
 	fe->ram_bytes = cpu_to_le64(len);
 	fe->type = TWIG_FILE_EXTENT_REG;
 	fe->disk_bytenr = cpu_to_le64(disk);
-	fe->disk_num_bytes = cpu_to_le64(len);
+	/*
+	 * A tail cut from an extent that ends mid-sector (images made by
+	 * other tools) still owns whole sectors, as format.h says.
+	 */
+	fe->disk_num_bytes = cpu_to_le64(round_up(len, TWIG_SECTORSIZE));
 	fe->offset = 0;
 	fe->num_bytes = cpu_to_le64(len);
 }
@@ -350,7 +354,9 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			twig_release_path(path);
 			if (ret)
 				break;
-			twig_free_data(fs, trans, x.disk, x.disk_len);
+			ret = twig_free_data(fs, trans, x.disk, x.disk_len);
+			if (ret)
+				break;
 			twig_set_nbytes(inode, ti->nbytes - x.disk_len);
 			continue;
 		}
@@ -371,13 +377,17 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 						      x.end - end);
 				if (ret)
 					break;
-				twig_free_data(fs, trans, x.disk + head,
-					       end - start);
-				twig_set_nbytes(inode, ti->nbytes - (end - start));
+				ret = twig_free_data(fs, trans, x.disk + head,
+						     end - start);
+				if (!ret)
+					twig_set_nbytes(inode,
+							ti->nbytes - (end - start));
 				break;
 			}
-			twig_free_data(fs, trans, x.disk + head,
-				       x.disk_len - head);
+			ret = twig_free_data(fs, trans, x.disk + head,
+					     x.disk_len - head);
+			if (ret)
+				break;
 			twig_set_nbytes(inode, ti->nbytes - (x.disk_len - head));
 			continue;
 		}
@@ -390,8 +400,9 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 				      x.disk + (end - x.start), x.end - end);
 		if (ret)
 			break;
-		twig_free_data(fs, trans, x.disk, end - x.start);
-		twig_set_nbytes(inode, ti->nbytes - (end - x.start));
+		ret = twig_free_data(fs, trans, x.disk, end - x.start);
+		if (!ret)
+			twig_set_nbytes(inode, ti->nbytes - (end - x.start));
 		break;
 	}
 	twig_free_path(path);

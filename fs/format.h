@@ -270,4 +270,167 @@ static_assert(sizeof(struct twig_file_extent) == 49);
 #define TWIG_FILE_EXTENT_REG		1
 #define TWIG_FILE_EXTENT_INLINE_START	17	/* offsetof(disk_bytenr) */
 
+/*
+ * Limits that the kernel relies on, checked on every block read (the tree
+ * checker, fs/tree-checker.c) and by fsck.twigfs.
+ *
+ * TWIG_MAX_OBJECTID: the kernel refuses to hand out U64_MAX - 1 and above,
+ * so the key after the last inode's items can always be formed.
+ * TWIG_MAX_DIR_INDEX: readdir positions are loff_t; the index after the
+ * last one must still be a non-negative loff_t.
+ * TWIG_MAX_FILE_SIZE: i_size and file offsets are loff_t (MAX_LFS_FILESIZE
+ * on 64-bit).
+ * TWIG_MAX_EXTENT: a regular extent maps at most this many bytes; lookups
+ * walk forward from (offset - TWIG_MAX_EXTENT + 1) to find the one
+ * covering an offset.
+ */
+#define TWIG_MAX_OBJECTID	0xFFFFFFFFFFFFFFFDULL	/* U64_MAX - 2 */
+#define TWIG_MAX_DIR_INDEX	0x7FFFFFFFFFFFFFFEULL	/* S64_MAX - 1 */
+#define TWIG_MAX_FILE_SIZE	0x7FFFFFFFFFFFFFFFULL	/* S64_MAX */
+#define TWIG_MAX_EXTENT		(1024 * 1024)
+
+/*
+ * The tree checker's rules (fs/tree-checker.c), shared by name with
+ * fsck.twigfs; fs/DESIGN.md "Tree checker" explains each.  Every failure
+ * is -EUCLEAN in the kernel.  Append new rules at the end: the names, not
+ * the numbers, are what logs show.
+ */
+enum twig_tree_rule {
+	TWIG_RULE_OK,		/* no rule failed */
+	TWIG_RULE_CSUM,
+	TWIG_RULE_BYTENR,
+	TWIG_RULE_BLOCK_ADDR,
+	TWIG_RULE_FSID,
+	TWIG_RULE_OWNER,
+	TWIG_RULE_LEVEL,
+	TWIG_RULE_GENERATION,
+	TWIG_RULE_LEAF_NRITEMS,
+	TWIG_RULE_ITEM_BOUNDS,
+	TWIG_RULE_KEY_ORDER,
+	TWIG_RULE_KEY_TYPE,
+	TWIG_RULE_INODE_ITEM_SIZE,
+	TWIG_RULE_INODE_MODE,
+	TWIG_RULE_INODE_SIZE,
+	TWIG_RULE_INODE_NLINK,
+	TWIG_RULE_INODE_TRANSID,
+	TWIG_RULE_INODE_NEXT_INDEX,
+	TWIG_RULE_DIRENT_SIZE,
+	TWIG_RULE_DIRENT_NAME,
+	TWIG_RULE_DIRENT_TYPE,
+	TWIG_RULE_DIRENT_INO,
+	TWIG_RULE_DIRENT_TRANSID,
+	TWIG_RULE_DIRENT_HASH,
+	TWIG_RULE_DIR_INDEX,
+	TWIG_RULE_REF_SIZE,
+	TWIG_RULE_REF_NAME,
+	TWIG_RULE_REF_PARENT,
+	TWIG_RULE_REF_INDEX,
+	TWIG_RULE_ORPHAN,
+	TWIG_RULE_EXTENT_SIZE,
+	TWIG_RULE_EXTENT_TYPE,
+	TWIG_RULE_EXTENT_GEN,
+	TWIG_RULE_EXTENT_INLINE,
+	TWIG_RULE_EXTENT_ALIGN,
+	TWIG_RULE_EXTENT_LEN,
+	TWIG_RULE_EXTENT_DISK,
+	TWIG_RULE_NODE_NRITEMS,
+	TWIG_RULE_NODE_PTR,
+	TWIG_RULE_NODE_PTR_GEN,
+	TWIG_RULE_NR
+};
+
+/*
+ * The rules' names and one-line descriptions, indexed by enum
+ * twig_tree_rule: pure data, defined in the one file that defines
+ * TWIG_WANT_RULE_TABLE before including this header.
+ */
+struct twig_tree_rule_info {
+	const char *name;
+	const char *desc;
+};
+
+#ifdef TWIG_WANT_RULE_TABLE
+static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
+	[TWIG_RULE_OK] = { "ok", "no rule failed" },
+	[TWIG_RULE_CSUM] = { "csum",
+		"block checksum does not match" },
+	[TWIG_RULE_BYTENR] = { "bytenr",
+		"header bytenr is not the block's address" },
+	[TWIG_RULE_BLOCK_ADDR] = { "block-addr",
+		"block unaligned, below the data area or past the device" },
+	[TWIG_RULE_FSID] = { "fsid",
+		"header fsid is not the filesystem's" },
+	[TWIG_RULE_OWNER] = { "owner",
+		"header owner is not the fs tree" },
+	[TWIG_RULE_LEVEL] = { "level",
+		"level too high or not the one the parent expects" },
+	[TWIG_RULE_GENERATION] = { "generation",
+		"generation 0, in the future or not the parent pointer's" },
+	[TWIG_RULE_LEAF_NRITEMS] = { "leaf-nritems",
+		"item array does not fit in the block" },
+	[TWIG_RULE_ITEM_BOUNDS] = { "item-bounds",
+		"item data over the item array, past the block or not packed" },
+	[TWIG_RULE_KEY_ORDER] = { "key-order",
+		"keys not strictly increasing" },
+	[TWIG_RULE_KEY_TYPE] = { "key-type",
+		"unknown item type or objectid invalid for the type" },
+	[TWIG_RULE_INODE_ITEM_SIZE] = { "inode-item-size",
+		"INODE_ITEM size not 152 or key offset not 0" },
+	[TWIG_RULE_INODE_MODE] = { "inode-mode",
+		"invalid file type or mode bits, or root not a directory" },
+	[TWIG_RULE_INODE_SIZE] = { "inode-size",
+		"i_size too large, symlink too long or nbytes past the device" },
+	[TWIG_RULE_INODE_NLINK] = { "inode-nlink",
+		"directory nlink 1 or root nlink below 2" },
+	[TWIG_RULE_INODE_TRANSID] = { "inode-transid",
+		"inode generation or transid 0 or newer than the block" },
+	[TWIG_RULE_INODE_NEXT_INDEX] = { "inode-next-index",
+		"directory next_index out of range" },
+	[TWIG_RULE_DIRENT_SIZE] = { "dirent-size",
+		"directory entry past its item, or bytes left over" },
+	[TWIG_RULE_DIRENT_NAME] = { "dirent-name",
+		"directory entry name empty, too long or has '/' or NUL" },
+	[TWIG_RULE_DIRENT_TYPE] = { "dirent-type",
+		"directory entry type 0 or >= TWIG_FT_MAX" },
+	[TWIG_RULE_DIRENT_INO] = { "dirent-ino",
+		"directory entry names the root, itself or a bad objectid" },
+	[TWIG_RULE_DIRENT_TRANSID] = { "dirent-transid",
+		"directory entry transid 0 or newer than the block" },
+	[TWIG_RULE_DIRENT_HASH] = { "dirent-hash",
+		"DIR_ITEM key offset is not the hash of the name" },
+	[TWIG_RULE_DIR_INDEX] = { "dir-index",
+		"DIR_INDEX offset below 2 or above TWIG_MAX_DIR_INDEX" },
+	[TWIG_RULE_REF_SIZE] = { "ref-size",
+		"INODE_REF empty, past its item, or bytes left over" },
+	[TWIG_RULE_REF_NAME] = { "ref-name",
+		"INODE_REF name empty, too long or has '/' or NUL" },
+	[TWIG_RULE_REF_PARENT] = { "ref-parent",
+		"INODE_REF of the root, or parent invalid or itself" },
+	[TWIG_RULE_REF_INDEX] = { "ref-index",
+		"INODE_REF index below 2 or above TWIG_MAX_DIR_INDEX" },
+	[TWIG_RULE_ORPHAN] = { "orphan-item",
+		"orphan item not empty, or names the root or a bad objectid" },
+	[TWIG_RULE_EXTENT_SIZE] = { "extent-size",
+		"EXTENT_DATA size wrong for its type" },
+	[TWIG_RULE_EXTENT_TYPE] = { "extent-type",
+		"EXTENT_DATA type neither inline nor regular" },
+	[TWIG_RULE_EXTENT_GEN] = { "extent-generation",
+		"extent generation 0 or newer than the block" },
+	[TWIG_RULE_EXTENT_INLINE] = { "extent-inline",
+		"inline extent not at offset 0 or above TWIG_MAX_INLINE" },
+	[TWIG_RULE_EXTENT_ALIGN] = { "extent-align",
+		"regular extent offsets or disk length not sector multiples" },
+	[TWIG_RULE_EXTENT_LEN] = { "extent-len",
+		"extent length 0, too long, outside its run or past max size" },
+	[TWIG_RULE_EXTENT_DISK] = { "extent-disk",
+		"extent disk run outside the data area" },
+	[TWIG_RULE_NODE_NRITEMS] = { "node-nritems",
+		"node with no pointers or more than fit" },
+	[TWIG_RULE_NODE_PTR] = { "node-ptr",
+		"child block unaligned, outside the data area or the node" },
+	[TWIG_RULE_NODE_PTR_GEN] = { "node-ptr-generation",
+		"child generation 0 or newer than the node's" },
+};
+#endif
+
 #endif /* _TWIGFS_FORMAT_H */

@@ -106,6 +106,22 @@ static void twig_put_time(struct twig_timespec *d, const struct timespec64 *ts)
 	d->nsec = cpu_to_le32(ts->tv_nsec);
 }
 
+/*
+ * drop_nlink() for a count that came from the disk: a crafted image can
+ * give an inode fewer links than names, and drop_nlink() WARNs (a kernel
+ * bug) at zero.
+ */
+int twig_drop_nlink(struct inode *inode)
+{
+	if (!inode->i_nlink) {
+		pr_err_ratelimited("twigfs: %s: inode %lu: nlink already 0\n",
+				   inode->i_sb->s_id, inode->i_ino);
+		return -EUCLEAN;
+	}
+	drop_nlink(inode);
+	return 0;
+}
+
 void twig_set_nbytes(struct inode *inode, u64 nbytes)
 {
 	TWIG_I(inode)->nbytes = nbytes;
@@ -172,6 +188,9 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	default:
 		return -EUCLEAN;
 	}
+	/* i_size is a loff_t: a "negative" size would break every user */
+	if (le64_to_cpu(ii->size) > inode->i_sb->s_maxbytes)
+		return -EUCLEAN;
 	inode->i_mode = mode;
 	set_nlink(inode, le32_to_cpu(ii->nlink));
 	i_uid_write(inode, le32_to_cpu(ii->uid));

@@ -234,6 +234,9 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 	u8 *buf;
 	int ret;
 
+	/* the index after the last must still be a readdir position */
+	if (index < TWIG_FIRST_DIR_INDEX || index > TWIG_MAX_DIR_INDEX)
+		return -EOVERFLOW;
 	de.ino = cpu_to_le64(inode->i_ino);
 	de.transid = cpu_to_le64(trans->transid);
 	de.name_len = cpu_to_le16(name->len);
@@ -329,6 +332,17 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 		inode = twig_iget(dir->i_sb, ino);
 		if (IS_ERR(inode))
 			return ERR_CAST(inode);
+		/* a name must lead to a linked inode of the type it says */
+		if (twig_ftype(inode->i_mode) != type || !inode->i_nlink) {
+			pr_err_ratelimited("twigfs: %s: directory %lu: entry '%.*s' type %u names inode %lu of mode %o, nlink %u\n",
+					   dir->i_sb->s_id, dir->i_ino,
+					   dentry->d_name.len,
+					   dentry->d_name.name, type,
+					   inode->i_ino, inode->i_mode,
+					   inode->i_nlink);
+			iput(inode);
+			return ERR_PTR(-EUCLEAN);
+		}
 	} else if (ret != -ENOENT) {
 		return ERR_PTR(ret);
 	}
@@ -481,9 +495,10 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 		ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inode->i_ctime = dir->i_ctime;
-		drop_nlink(inode);
-		ret = twig_update_inode(trans, inode);
+		ret = twig_drop_nlink(inode);
 	}
+	if (!ret)
+		ret = twig_update_inode(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
 	twig_orphan_undo(trans, inode, last, ret);
@@ -510,9 +525,10 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 	if (!ret) {
 		inode->i_ctime = dir->i_ctime;
 		clear_nlink(inode);
-		drop_nlink(dir);
-		ret = twig_update_inode(trans, inode);
+		ret = twig_drop_nlink(dir);
 	}
+	if (!ret)
+		ret = twig_update_inode(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
 	twig_orphan_undo(trans, inode, true, ret);
@@ -542,13 +558,15 @@ static int twig_rename_exchange(struct twig_trans *trans,
 		return ret;
 	if (old_dir != new_dir) {
 		if (S_ISDIR(old_inode->i_mode) && !S_ISDIR(new_inode->i_mode)) {
-			drop_nlink(old_dir);
+			ret = twig_drop_nlink(old_dir);
 			inc_nlink(new_dir);
 		} else if (!S_ISDIR(old_inode->i_mode) &&
 			   S_ISDIR(new_inode->i_mode)) {
 			inc_nlink(old_dir);
-			drop_nlink(new_dir);
+			ret = twig_drop_nlink(new_dir);
 		}
+		if (ret)
+			return ret;
 	}
 	old_inode->i_ctime = current_time(old_inode);
 	new_inode->i_ctime = old_inode->i_ctime;
@@ -637,11 +655,12 @@ static int twig_rename(struct user_namespace *mnt_userns,
 		new_inode->i_ctime = current_time(new_inode);
 		if (S_ISDIR(new_inode->i_mode)) {
 			clear_nlink(new_inode);
-			drop_nlink(new_dir);
+			ret = twig_drop_nlink(new_dir);
 		} else {
-			drop_nlink(new_inode);
+			ret = twig_drop_nlink(new_inode);
 		}
-		ret = twig_update_inode(trans, new_inode);
+		if (!ret)
+			ret = twig_update_inode(trans, new_inode);
 		if (ret)
 			goto out;
 	}
@@ -649,7 +668,9 @@ static int twig_rename(struct user_namespace *mnt_userns,
 	if (ret)
 		goto out;
 	if (S_ISDIR(old_inode->i_mode) && old_dir != new_dir) {
-		drop_nlink(old_dir);
+		ret = twig_drop_nlink(old_dir);
+		if (ret)
+			goto out;
 		inc_nlink(new_dir);
 	}
 	old_inode->i_ctime = current_time(old_inode);

@@ -100,6 +100,11 @@ enum {
 	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
 	TWIG_FS_ERROR,		/* a commit failed: refuse new transactions */
 	TWIG_FS_RDONLY,		/* mounted read-only: no transactions */
+	/*
+	 * KUnit tests of the tree core, whose items hold test patterns: the
+	 * tree checker checks only the block layout (with TWIG_FS_MEMONLY).
+	 */
+	TWIG_FS_OPAQUE_ITEMS,
 };
 
 struct twig_fs_info {
@@ -352,6 +357,14 @@ void twig_eb_forget(struct twig_eb *eb);
 void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb);
 int twig_write_dirty_ebs(struct twig_fs_info *fs);
 
+/* ---- tree-checker.c ---- */
+int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
+		    u8 level, u64 parent_transid, bool csum, int *slot);
+const char *twig_tree_rule_name(int rule);
+int twig_verify_read(struct twig_fs_info *fs, struct twig_eb *eb, u8 level,
+		     u64 parent_transid);
+int twig_verify_write(struct twig_fs_info *fs, struct twig_eb *eb);
+
 /* ---- ctree.c ---- */
 struct twig_path *twig_alloc_path(void);
 void twig_free_path(struct twig_path *path);
@@ -391,11 +404,11 @@ int twig_commit_transaction(struct twig_fs_info *fs);
 int twig_alloc_init(struct twig_fs_info *fs);
 void twig_alloc_destroy(struct twig_fs_info *fs);
 int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr);
-void twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);
+int twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);
 int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		    u64 bytes, u64 *bytenr);
-void twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
-		    u64 bytenr, u64 bytes);
+int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
+		   u64 bytenr, u64 bytes);
 u64 twig_bytes_used(struct twig_fs_info *fs);
 u64 twig_bytes_free(struct twig_fs_info *fs);
 u64 twig_bytes_avail(struct twig_fs_info *fs);

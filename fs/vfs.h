@@ -17,7 +17,7 @@
  * covering a file offset starts less than this many bytes before it: a
  * forward walk from there finds it without stepping back through the tree.
  */
-#define TWIG_VFS_MAX_EXTENT	(1024 * 1024)
+#define TWIG_VFS_MAX_EXTENT	TWIG_MAX_EXTENT
 
 /* Room kept free for tree blocks when reserving space for dirty data. */
 #define TWIG_META_SLACK_MIN	(8ULL * 1024 * 1024)
@@ -81,6 +81,7 @@ int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
 		    struct twig_path *path);
 int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
+int twig_drop_nlink(struct inode *inode);
 int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
 			 struct twig_inode_item *ii);
 int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);

@@ -97,6 +97,8 @@ static struct twig_fs_info *tk_fs_lock(struct kunit *test, const char *lock)
 
 	KUNIT_ASSERT_NOT_NULL(test, fs);
 	__set_bit(TWIG_FS_MEMONLY, &fs->flags);
+	/* the items hold test patterns, not twigfs items */
+	__set_bit(TWIG_FS_OPAQUE_ITEMS, &fs->flags);
 	xa_init(&fs->memdev);
 	tk_mkfs(fs, TK_NODESIZE, TK_DEV_BYTES);
 	fs->lock_ops = twig_lock_strategy_get(lock);
@@ -697,6 +699,134 @@ static void tk_corrupt(struct kunit *test)
 }
 
 /*
+ * A pointer at a block of the wrong level (a child pointing at an
+ * ancestor, or a node at a leaf) is refused, cached or read from disk,
+ * so a loop in the tree is never followed.
+ */
+static void tk_parent_check(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	struct twig_eb *eb;
+	u64 leaf, gen;
+	u64 i;
+
+	for (i = 0; i < 2000; i++)
+		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 8), 0);
+	tk_remount(test, fs);
+	KUNIT_ASSERT_EQ(test, (int)fs->root->level, 1);
+	/* the root, cached, as its own child */
+	eb = twig_read_eb(fs, fs->root->start, 0,
+			  twig_header_generation(fs->root));
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(eb), -EUCLEAN);
+	/* a leaf not read yet, expected as a node */
+	leaf = twig_node_blockptr(fs->root, 0);
+	gen = twig_node_ptr_generation(fs->root, 0);
+	eb = twig_read_eb(fs, leaf, 1, gen);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(eb), -EUCLEAN);
+	/* at the right level and generation it is fine */
+	eb = twig_read_eb(fs, leaf, 0, gen);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(eb));
+	twig_eb_put(eb);
+	eb = twig_read_eb(fs, leaf, 0, gen + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(eb), -EUCLEAN);
+	tk_fs_free(fs);
+}
+
+/* Write a root leaf holding only the root directory's INODE_ITEM. */
+static void tk_put_root_inode(struct twig_fs_info *fs, u32 mode)
+{
+	u64 bytenr = le64_to_cpu(fs->super_copy->root);
+	struct twig_header *h = kzalloc(TK_NODESIZE, GFP_KERNEL);
+	struct twig_item *it = (void *)(h + 1);
+	struct twig_key key = { TWIG_ROOT_DIR_OBJECTID, TWIG_INODE_ITEM_KEY, 0 };
+	struct twig_inode_item *ii;
+	u32 off = TK_NODESIZE - sizeof(*ii);
+
+	memcpy(h->fsid, fs->fsid, 16);
+	h->bytenr = cpu_to_le64(bytenr);
+	h->generation = fs->super_copy->root_generation;
+	h->owner = cpu_to_le64(TWIG_FS_TREE_OBJECTID);
+	h->nritems = cpu_to_le32(1);
+	twig_key_to_disk(&it->key, &key);
+	it->offset = cpu_to_le32(off);
+	it->size = cpu_to_le32(sizeof(*ii));
+	ii = (void *)h + off;
+	ii->generation = h->generation;
+	ii->transid = h->generation;
+	ii->next_index = cpu_to_le64(TWIG_FIRST_DIR_INDEX);
+	ii->nlink = cpu_to_le32(2);
+	ii->mode = cpu_to_le32(mode);
+	h->csum = cpu_to_le32(twig_csum((u8 *)h + 4, TK_NODESIZE - 4));
+	twig_dev_write(fs, bytenr, h, TK_NODESIZE, 0);
+	kfree(h);
+}
+
+/* The read path runs the item checks: a crafted item fails the mount. */
+static void tk_read_checks_items(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+
+	twig_core_close(fs);
+	__clear_bit(TWIG_FS_OPAQUE_ITEMS, &fs->flags);
+	/* a valid checksum over an inode item with no file type */
+	tk_put_root_inode(fs, 0755);
+	KUNIT_EXPECT_EQ(test, twig_core_open(fs), -EUCLEAN);
+	tk_put_root_inode(fs, S_IFDIR | 0755);
+	KUNIT_ASSERT_EQ(test, twig_core_open(fs), 0);
+	tk_fs_free(fs);
+}
+
+/* The inode number counter stops at its limit, and stays there. */
+static void tk_objectid_limit(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	u64 id = 0;
+
+	atomic64_set(&fs->next_objectid, TWIG_MAX_OBJECTID);
+	KUNIT_EXPECT_EQ(test, twig_new_objectid(fs, &id), 0);
+	KUNIT_EXPECT_EQ(test, id, TWIG_MAX_OBJECTID);
+	KUNIT_EXPECT_EQ(test, twig_new_objectid(fs, &id), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, twig_new_objectid(fs, &id), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, twig_new_objectid(fs, &id), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, (u64)atomic64_read(&fs->next_objectid),
+			TWIG_MAX_OBJECTID + 1);
+	tk_fs_free(fs);
+}
+
+/*
+ * Freeing what the bitmap does not hold (a crafted extent) is -EUCLEAN
+ * and frees nothing, without a WARNING.
+ */
+static void tk_free_unallocated(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	struct twig_trans *trans;
+	u64 free, disk;
+
+	trans = twig_start_transaction(fs, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(trans));
+	KUNIT_ASSERT_EQ(test, twig_alloc_data(fs, trans, 8192, &disk), 0);
+	free = twig_bytes_free(fs);
+	/* one allocated sector and one free one */
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk + 4096, 8192),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, TK_DEV_BYTES, 4096),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk, U64_MAX),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk + 1, 4096),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, twig_bytes_free(fs), free);
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk, 8192), 0);
+	KUNIT_EXPECT_EQ(test, twig_bytes_free(fs), free + 8192);
+	/* twice */
+	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk, 8192), -EUCLEAN);
+	KUNIT_EXPECT_EQ(test, twig_bytes_free(fs), free + 8192);
+	twig_end_transaction(trans);
+	tk_fs_free(fs);
+}
+
+/*
  * The shrinker drops clean, unused ebs (never dirty ones or the root); the
  * tree reads them back, verified, on the next search.
  */
@@ -857,6 +987,10 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_cow),
 	KUNIT_CASE(tk_resize),
 	KUNIT_CASE(tk_corrupt),
+	KUNIT_CASE(tk_parent_check),
+	KUNIT_CASE(tk_read_checks_items),
+	KUNIT_CASE(tk_objectid_limit),
+	KUNIT_CASE(tk_free_unallocated),
 	KUNIT_CASE(tk_shrink),
 	KUNIT_CASE(tk_failed_alloc),
 	KUNIT_CASE(tk_reverse),
