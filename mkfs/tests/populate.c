@@ -4,14 +4,18 @@
  * directories, files (empty, inline, regular with holes), symlinks, device
  * nodes and hard links, writing a brand new fs tree bulk-loaded bottom-up so
  * it can be several levels deep.  With -D it damages the result in one
- * precise way, keeping checksums valid, so fsck must find the damage itself.
+ * precise way, keeping checksums valid, so fsck must find the damage itself:
+ * a named class (the tables item_damage and tree_damage, and the older
+ * classes in damage_items() and damage_tree()), "fuzz-SEED" (random bytes
+ * anywhere in one block) or "mutate-SEED" (-m bytes, else 1 to 8, of header
+ * fields, item headers, key pointers and item bodies of random blocks).
  * With -U it adds the state a crash leaves in the middle of deleting an
  * unlinked inode (valid, fsck must accept it): "open" (nlink 0, all items
  * and an orphan item) or "headless" (INODE_ITEM already deleted, extents
  * and the orphan item left).
  *
  *   twig-populate [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage]
- *                 [-U open|headless] image
+ *                 [-m bytes] [-U open|headless] image
  *
  * Not a mkfs: it trusts the superblock it finds and rewrites the whole tree,
  * the data area and the allocation bitmap (into the other copy).
