@@ -50,7 +50,7 @@ step() {
 # failure (not an error) was seen.
 try() {
 	mode=$1
-	mnt=/tmp/crafted-$mode
+	mnt=/tmp/crafted-$name-$mode
 	mkdir -p "$mnt"
 	ro=
 	[ "$mode" = ro ] && ro=-r
@@ -66,12 +66,26 @@ try() {
 			step rw-sync sync
 		fi
 		if ! step "$mode-umount" umount "$mnt"; then
-			echo "umount of the $mode mount failed: $(head -c 200 "$W/$mode-umount.out")" >"$W/fail"
+			echo "umount of the $mode mount failed: $(head -c 120 "$W/$mode-umount.out"); users: $(users_of "$mnt")" >"$W/fail"
 			umount -l "$mnt" 2>/dev/null
 		fi
 	fi
 	losetup -d "$loop" 2>/dev/null
 	return 0
+}
+
+# users_of MNT: the processes using MNT, "pid:comm ...".
+users_of() {
+	for _d in /proc/[0-9]*; do
+		for _l in "$_d/cwd" "$_d"/fd/*; do
+			case $(readlink "$_l" 2>/dev/null) in
+			"$1" | "$1"/*)
+				printf '%s:%s ' "${_d#/proc/}" "$(cat "$_d/comm" 2>/dev/null)"
+				break
+				;;
+			esac
+		done
+	done
 }
 
 # problems FILE [REGEX]: how many fsck problems (matching REGEX) FILE has,
@@ -111,6 +125,12 @@ verdict() {
 	steps=$(awk '{ printf "%s%s=%s", s, $1, $2; s = " " }' "$W/steps" 2>/dev/null)
 	if [ -s "$W/fail" ]; then
 		fail "$1" "$(head -n 1 "$W/fail") [$steps]"
+		# what is left running or mounted would skew the next images
+		if [ -n "$timeouts" ] || grep -q umount "$W/fail"; then
+			echo "test-crafted: rebooting for a clean kernel"
+			echo b >/proc/sysrq-trigger
+			sleep 10
+		fi
 		return
 	fi
 	if [ ! -s "$W/mounted" ]; then
@@ -132,6 +152,12 @@ while read -r name; do
 	if ! zcat "$DIR/$name.img.gz" >"$IMG"; then
 		fail "$name" "cannot unpack $DIR/$name.img.gz"
 		continue
+	fi
+	# A fresh module: a WARN_ON_ONCE that fired on an earlier image would
+	# not report this one.
+	if ! grep -q ' twigfs ' /proc/mounts && rmmod twigfs 2>/dev/null; then
+		insmod "${TWIG_MODULE:-/lib/twigfs/twigfs.ko}" ||
+			echo "test-crafted: cannot reload twigfs"
 	fi
 	dmesg -c >/dev/null
 	work &
