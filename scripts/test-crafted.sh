@@ -58,7 +58,9 @@ if ((${#list[@]} == 0)); then
 	exit 2
 fi
 
-printf 'CRAFTED_DIR=/results/crafted sh /twig/test-crafted.sh\n' >"$work/job.sh"
+# CRAFTED_CRASH=<name> panics the guest at that image: the harness's own test.
+printf 'CRAFTED_DIR=/results/crafted CRAFTED_CRASH=%s sh /twig/test-crafted.sh\n' \
+	"${CRAFTED_CRASH:-}" >"$work/job.sh"
 # Kernel reports as run.sh matches them.
 report='^\[ *[0-9]+\.[0-9]+\] (.*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|possible recursive locking|circular locking dependency|inconsistent lock state|blocked for more than|soft lockup|hard LOCKUP|lockdep|INFO: trying to register non-static key))'
 

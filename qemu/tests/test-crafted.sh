@@ -147,6 +147,7 @@ while read -r name; do
 	[ -n "$name" ] || continue
 	echo "crafted: begin $name"
 	echo "twig-crafted: begin $name" >/dev/kmsg
+	[ "$name" = "${CRAFTED_CRASH:-}" ] && echo c >/proc/sysrq-trigger
 	rm -rf "$W" "$IMG"
 	mkdir -p "$W"
 	if ! zcat "$DIR/$name.img.gz" >"$IMG"; then
