@@ -64,6 +64,17 @@ printf 'CRAFTED_DIR=/results/crafted CRAFTED_CRASH=%s sh /twig/test-crafted.sh\n
 # Kernel reports as run.sh matches them.
 report='^\[ *[0-9]+\.[0-9]+\] (.*(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN|UBSAN|possible recursive locking|circular locking dependency|inconsistent lock state|blocked for more than|soft lockup|hard LOCKUP|lockdep|INFO: trying to register non-static key))'
 
+# One lock for all boots: other guests between them would make a run with
+# several boots wait in the queue once per boot.
+if [[ ${GUEST_LOCK:-1} == 1 ]]; then
+	exec 9>"${TWIG_CACHE:-$HOME/.cache/twigfs}/guest.lock"
+	if ! flock -n 9; then
+		echo "test-crafted: waiting for another guest to finish" >&2
+		flock 9
+	fi
+	export GUEST_LOCK=0
+fi
+
 results=$work/results
 : >"$results"
 todo=("${list[@]}")
