@@ -1051,12 +1051,18 @@ static struct twig_item *leaf_item(struct pop *p, struct block *root)
 	return (void *)twig_leaf_item(some_leaf(p, root)->buf, 1);
 }
 
-/* offset + size wraps to 8 in 32 bits. */
+/*
+ * Item 1 starts 8 bytes into item 0's data and is 2^32 - 8 bytes long: in
+ * 32 bits it ends exactly where item 0's data starts, so a check done in
+ * u32 (size <= end - offset, offset + size == end) passes.
+ */
 static void item_wrap(struct pop *p, struct block *root)
 {
-	struct twig_item *it = leaf_item(p, root);
+	struct block *b = some_leaf(p, root);
+	struct twig_item *it = (void *)twig_leaf_item(b->buf, 1);
 
-	it->size = htole32(0u - le32toh(it->offset) + 8u);
+	it->offset = htole32(le32toh(twig_leaf_item(b->buf, 0)->offset) + 8);
+	it->size = htole32(0u - 8u);
 }
 
 static void item_huge(struct pop *p, struct block *root)
