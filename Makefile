@@ -1,6 +1,7 @@
 # twigfs: `make test` runs every test layer, `make bench` the main benchmark.
 # Variables (see README.md): FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
-# TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, and the bench variables.
+# TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
+# (make fuzz), and the bench variables.
 
 SHELL := /bin/bash
 export FLAVOUR ?= default
@@ -8,7 +9,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	bench aa profile compare clean
+	crafted fuzz bench aa profile compare clean
 
 all: tools module
 
@@ -34,6 +35,14 @@ shell: deps
 
 test: deps
 	@scripts/test.sh
+
+# Damaged images against the module (scripts/test-crafted.sh): the corpus,
+# or CLASSES="a b" of it; N seeded random mutations from SEED on.
+crafted: deps
+	@CLASSES="$(CLASSES)" scripts/test-crafted.sh
+
+fuzz: deps
+	@FUZZ=$(or $(N),200) SEED=$(or $(SEED),0) scripts/test-crafted.sh
 
 bench: deps
 	@workloads/bench.sh

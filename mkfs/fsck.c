@@ -180,6 +180,8 @@ static bool check_super(struct fsck *f)
 		problem(f, "superblock", "label is not NUL-terminated");
 	if (f->generation == 0)
 		problem(f, "superblock", "generation 0");
+	else if (f->generation == UINT64_MAX)
+		problem(f, "superblock", "generation at U64_MAX: the next transaction would wrap it to 0");
 	if (le64toh(sb->root_generation) > f->generation)
 		problem(f, "superblock", "root_generation %" PRIu64 " newer than generation %" PRIu64,
 			(uint64_t)le64toh(sb->root_generation), f->generation);
@@ -343,6 +345,7 @@ static void check_node(struct fsck *f, const struct walk *w, const uint8_t *blk)
 	}
 	for (uint32_t i = 0; i < nritems; i++) {
 		const struct twig_key_ptr *p = twig_node_ptr(blk, i);
+		uint64_t gen = le64toh(((const struct twig_header *)blk)->generation);
 		struct walk child = {
 			.addr = le64toh(p->blockptr),
 			.gen = le64toh(p->generation),
@@ -356,6 +359,10 @@ static void check_node(struct fsck *f, const struct walk *w, const uint8_t *blk)
 				     child.addr);
 			continue;
 		}
+		/* CoW copies a parent in every transaction that copies a child */
+		if (child.gen > gen)
+			slot_problem(f, w->addr, i, &keys[i], "child generation %" PRIu64 " newer than its parent's generation %" PRIu64,
+				     child.gen, gen);
 		walk_block(f, &child);
 	}
 	free(keys);
@@ -495,6 +502,10 @@ static void load_inode(struct fsck *f, struct inode *in, const struct item *it)
 	in->next_index = le64toh(ii.next_index);
 	if (twig_mode_to_ft(in->mode) == TWIG_FT_UNKNOWN)
 		item_problem(f, it, "invalid mode 0%o", in->mode);
+	/* the kernel's MAX_LFS_FILESIZE: i_size is a signed loff_t */
+	if (in->size > INT64_MAX)
+		item_problem(f, it, "i_size %" PRIu64 " beyond the maximum file size %" PRId64,
+			     in->size, INT64_MAX);
 }
 
 static bool is_orphan_item(const struct item *it)
@@ -542,6 +553,11 @@ static void build_inodes(struct fsck *f)
 			item_problem(f, it, "item for reserved objectid");
 			continue;
 		}
+		/* the next objectid is the highest one + 1: it must not wrap */
+		if (it->key.objectid >= UINT64_MAX - 1 &&
+		    (!f->ninodes || f->inodes[f->ninodes - 1].ino != it->key.objectid))
+			item_problem(f, it, "objectid %" PRIu64 " at the top of the range: the next objectid would overflow",
+				     it->key.objectid);
 		if (!f->ninodes || f->inodes[f->ninodes - 1].ino != it->key.objectid) {
 			in = &f->inodes[f->ninodes++];
 			in->ino = it->key.objectid;
@@ -796,6 +812,7 @@ static void check_reachable(struct fsck *f)
 struct extent_state {
 	uint64_t end;		/* file offset the previous extent ended at */
 	uint64_t nbytes;
+	uint64_t inline_bytes;	/* ram_bytes of the inline extent */
 	size_t count;
 	bool inline_seen;
 };
@@ -817,7 +834,14 @@ static void check_inline_extent(struct fsck *f, const struct item *it,
 	if (in->ii && ram > in->size)
 		item_problem(f, it, "inline extent ram_bytes %" PRIu64 " beyond i_size %" PRIu64,
 			     ram, in->size);
+	if (ram > TWIG_MAX_INLINE && twig_mode_to_ft(in->mode) == TWIG_FT_SYMLINK)
+		item_problem(f, it, "symlink target of %" PRIu64 " bytes longer than the limit %d",
+			     ram, TWIG_MAX_INLINE);
+	else if (ram > TWIG_MAX_INLINE)
+		item_problem(f, it, "inline extent of %" PRIu64 " bytes longer than the limit %d",
+			     ram, TWIG_MAX_INLINE);
 	st->inline_seen = true;
+	st->inline_bytes = ram;
 	st->nbytes += ram;
 	st->end = it->key.offset + ram;
 }
@@ -890,6 +914,11 @@ static void check_extents(struct fsck *f, const struct inode *in)
 	if (in->ii && st.nbytes != in->nbytes)
 		item_problem(f, in->ii, "nbytes %" PRIu64 ", extents add up to %" PRIu64,
 			     in->nbytes, st.nbytes);
+	if (in->ii && ft == TWIG_FT_SYMLINK && (!st.inline_seen || !in->size))
+		item_problem(f, in->ii, "symlink without a target (no inline extent or i_size 0)");
+	else if (in->ii && ft == TWIG_FT_SYMLINK && in->size != st.inline_bytes)
+		item_problem(f, in->ii, "symlink i_size %" PRIu64 " does not match its target's length %" PRIu64,
+			     in->size, st.inline_bytes);
 }
 
 /*
@@ -945,6 +974,8 @@ static void check_inode(struct fsck *f, struct inode *in)
 		if (in->next_index < TWIG_FIRST_DIR_INDEX)
 			item_problem(f, in->ii, "directory next_index %" PRIu64 " below %llu",
 				     in->next_index, TWIG_FIRST_DIR_INDEX);
+		else if (in->next_index == UINT64_MAX)
+			item_problem(f, in->ii, "directory next_index at U64_MAX: readdir positions would wrap");
 	}
 	check_extents(f, in);
 }

@@ -4,7 +4,8 @@
 # Layers: the userspace tools' tests (ASan/UBSan), the report generator's
 # tests, the harness's own tests (a failing job, an oops, a WARNING and a
 # hang must each fail a run), the guest suite (KUnit and qemu/tests/*.sh, one
-# boot), crash consistency across boots, and the concurrency test under the
+# boot), crash consistency across boots, the damaged-image corpus (every
+# crafted class and a few fixed mutation seeds), and the concurrency test under the
 # five lock configurations on the lockdep + KASAN kernel.  Each layer reports
 # PASS/FAIL lines; a layer that dies without reporting counts as one failure.
 set -euo pipefail
@@ -45,6 +46,7 @@ layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
 layer persist "$top/scripts/test-persist.sh"
+layer crafted env -u CLASSES -u FUZZ "$top/scripts/test-crafted.sh"
 layer debug "$top/scripts/test-debug.sh"
 echo "logs in $logs; took $((SECONDS - start)) s"
 echo "$passed passed, $failed failed"

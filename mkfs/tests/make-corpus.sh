@@ -7,6 +7,8 @@
 # BINDIR holds mkfs.twigfs, fsck.twigfs, twigfs-dump and twig-populate.
 # OUTDIR gets one sparse image per case and a MANIFEST with one line each:
 #   <image> <expected fsck exit: 0, 4, 8 or 4|8> <word fsck must print>
+# (the word is an extended regex, "-" for none).  MUTATE_SEEDS (12) sets
+# how many seeded random mutations are added.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -137,4 +139,64 @@ orphanlinked orphan.item.for.inode.*link.count
 orphanmissing orphan.item.for.inode.*no.items
 leak leaked
 unaccounted unaccounted
+extbeyond disk.range.*outside.the.data.area
+extlong disk.range.*outside.the.data.area
+extunaligned disk.range.*misaligned
+extsuper disk.range.\[65536,.*outside.the.data.area
+exttree disk.range.*doubly.used
+extwrap disk.range.\[18446744073709547520,.*outside.the.data.area
+extzero num_bytes.0.outside.disk_num_bytes.0
+extrange outside.disk_num_bytes
+inlinebig inline.extent.item.size.*does.not.match.ram_bytes
+inlinewrap32 inline.extent.item.size.*does.not.match.ram_bytes.4294967
+inlineisize inline.extent.ram_bytes.*beyond.i_size
+inlinemax inline.extent.of.*longer.than.the.limit
+symlinklong symlink.target.of.*longer.than.the.limit
+symlinkitem inline.extent.item.size.*does.not.match.ram_bytes
+symlinksize symlink.i_size.*does.not.match
+isizeneg i_size.9223372036854775808.beyond.the.maximum.file.size
+isizemax i_size.18446744073709551615.beyond.the.maximum.file.size
+modetype invalid.mode
+modemismatch has.type.FIFO.but.inode.*is.SOCK
+modedir has.type.REG_FILE.but.inode.*is.DIR
+modedirreg has.type.DIR.but.inode.*is.REG_FILE
+nlinkzero wrong.link.count.0,
+nlinklow wrong.link.count.1,.expected.3
+nlinkmax wrong.link.count.4294967295
+inodegenmax inode.transid.18446744073709551615.newer
+nextindexmax next_index.at.U64_MAX
+dirindexmax DIR_INDEX.18446744073709551615.*not.below.the.directory.s.next_index
+dirindexlow DIR_INDEX.offset.below.2
+namelenbig malformed.DIR_INDEX
+namelenmax malformed.DIR_INDEX
+namelenitem malformed.DIR_ITEM
+namelenref malformed.INODE_REF
+nulname invalid.name
+emptyname invalid.name..length.0.
+dotname invalid.name..length.2.
+direnttype has.type.INVALID
+objectidmax next.objectid.would.overflow
+genmax generation.at.U64_MAX
+bytesused bytes_used.*but.the.bitmap
+itemwrap item.data.*outside.the.block.s.data.area
+itemhuge item.data.*\+2147483648.*outside.the.block.s.data.area
+itemarray item.data.\[64,.*outside.the.block.s.data.area
+itemsend nritems.171798692.does.not.fit
+childlevel level.0,.expected.1.from.its.parent
+childgennew child.generation.3.newer.than.its.parent
+childoutside child.pointer.[0-9]+.outside.the.data.area
+childsuper child.pointer.65536.outside.the.data.area
+childzero child.pointer.0.outside.the.data.area
+childbitmap child.pointer.1048576.outside.the.data.area
+childdata checksum.mismatch
+childloop referenced.twice.*cycle
+childself referenced.twice.*cycle
+bitmaptree unaccounted
 EOF
+
+# Seeded random mutations of header fields, item headers and item bodies,
+# checksums valid: fsck may find them harmless (0) or not (4), never crash.
+for seed in $(seq 1 "${MUTATE_SEEDS:-12}"); do
+	populated "$OUT/mutate-$seed.img" -D "mutate-$seed"
+	record "mutate-$seed.img" "0|4" -
+done

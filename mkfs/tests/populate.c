@@ -4,14 +4,18 @@
  * directories, files (empty, inline, regular with holes), symlinks, device
  * nodes and hard links, writing a brand new fs tree bulk-loaded bottom-up so
  * it can be several levels deep.  With -D it damages the result in one
- * precise way, keeping checksums valid, so fsck must find the damage itself.
+ * precise way, keeping checksums valid, so fsck must find the damage itself:
+ * a named class (the tables item_damage and tree_damage, and the older
+ * classes in damage_items() and damage_tree()), "fuzz-SEED" (random bytes
+ * anywhere in one block) or "mutate-SEED" (-m bytes, else 1 to 8, of header
+ * fields, item headers, key pointers and item bodies of random blocks).
  * With -U it adds the state a crash leaves in the middle of deleting an
  * unlinked inode (valid, fsck must accept it): "open" (nlink 0, all items
  * and an orphan item) or "headless" (INODE_ITEM already deleted, extents
  * and the orphan item left).
  *
  *   twig-populate [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage]
- *                 [-U open|headless] image
+ *                 [-m bytes] [-U open|headless] image
  *
  * Not a mkfs: it trusts the superblock it finds and rewrites the whole tree,
  * the data area and the allocation bitmap (into the other copy).
@@ -29,6 +33,7 @@
 
 #define PROG	"twig-populate"
 #define GEN	2
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct pitem {
 	struct twig_key key;
@@ -68,6 +73,10 @@ struct pop {
 	uint64_t first_extent;	/* disk address of the first regular extent */
 	uint64_t data_end, tree_start;
 	unsigned nextents;
+	unsigned mutations;	/* -m: bytes a mutate-SEED damage changes */
+	uint64_t sb_generation;	/* what write_all() stores, GEN unless damaged */
+	uint64_t sb_bytes_used;	/* non-zero: stored instead of the bitmap's count */
+	uint64_t clear_block;	/* non-zero: a tree block left free in the bitmap */
 };
 
 #define die(...) twig_die(PROG, __VA_ARGS__)
@@ -394,6 +403,450 @@ static void damage_items(struct pop *p)
 	}
 }
 
+/* ---- semantic damage: each class breaks one rule of the format ---- */
+
+static struct pinode *pinode_of(struct pop *p, uint64_t ino)
+{
+	if (ino < TWIG_ROOT_DIR_OBJECTID ||
+	    ino - TWIG_ROOT_DIR_OBJECTID >= p->ninodes)
+		die("no inode %" PRIu64, ino);
+	return &p->inodes[ino - TWIG_ROOT_DIR_OBJECTID];
+}
+
+static struct twig_inode_item *inode_item_of(struct pop *p, uint64_t ino)
+{
+	for (size_t i = 0; i < p->nitems; i++)
+		if (p->items[i].key.objectid == ino &&
+		    p->items[i].key.type == TWIG_INODE_ITEM_KEY)
+			return (void *)p->items[i].data;
+	die("inode %" PRIu64 " has no INODE_ITEM", ino);
+}
+
+/* The nth extent item of type @ext in an inode of type @fmt. */
+static struct pitem *find_extent(struct pop *p, uint8_t ext, uint32_t fmt,
+				 unsigned nth)
+{
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct pitem *it = &p->items[i];
+
+		if (it->key.type == TWIG_EXTENT_DATA_KEY && it->data[16] == ext &&
+		    (pinode_of(p, it->key.objectid)->mode & S_IFMT) == fmt &&
+		    !nth--)
+			return it;
+	}
+	die("no extent of type %u in an inode of type 0%o to damage", ext, fmt);
+}
+
+/* The nth inode other than the root of type @fmt with @nlink links (0: any). */
+static struct pinode *find_pinode(struct pop *p, uint32_t fmt, uint32_t nlink,
+				  unsigned nth)
+{
+	for (size_t i = 1; i < p->ninodes; i++) {
+		struct pinode *in = &p->inodes[i];
+
+		if ((in->mode & S_IFMT) == fmt && (!nlink || in->nlink == nlink) &&
+		    !in->headless && !nth--)
+			return in;
+	}
+	die("no inode of type 0%o with %u links to damage", fmt, nlink);
+}
+
+static struct twig_inode_item *nth_inode_item(struct pop *p, uint32_t fmt,
+					      uint32_t nlink, unsigned nth)
+{
+	return inode_item_of(p, find_pinode(p, fmt, nlink, nth)->ino);
+}
+
+/* The INODE_REF item of @ino in @dir naming @name (one name each so far). */
+static struct twig_inode_ref *ref_of(struct pop *p, uint64_t ino, uint64_t dir,
+				     const uint8_t *name, uint16_t len)
+{
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct pitem *it = &p->items[i];
+		struct twig_inode_ref *ref = (void *)it->data;
+
+		if (it->key.objectid == ino && it->key.type == TWIG_INODE_REF_KEY &&
+		    it->key.offset == dir && le16toh(ref->name_len) == len &&
+		    !memcmp(it->data + sizeof(*ref), name, len))
+			return ref;
+	}
+	die("no INODE_REF for inode %" PRIu64, ino);
+}
+
+static struct twig_file_extent *reg_extent(struct pop *p)
+{
+	return (void *)find_extent(p, TWIG_FILE_EXTENT_REG, S_IFREG, 0)->data;
+}
+
+static void ext_beyond(struct pop *p)
+{
+	reg_extent(p)->disk_bytenr = htole64(p->total_bytes + (1 << 20));
+}
+
+static void ext_long(struct pop *p)
+{
+	reg_extent(p)->disk_num_bytes = htole64(p->total_bytes);
+}
+
+static void ext_unaligned(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->disk_bytenr = htole64(le64toh(fe->disk_bytenr) + 512);
+}
+
+static void ext_super(struct pop *p)
+{
+	reg_extent(p)->disk_bytenr = htole64(TWIG_SUPER_OFFSET);
+}
+
+/* The first leaf goes right after the data, at the next node boundary. */
+static void ext_tree(struct pop *p)
+{
+	reg_extent(p)->disk_bytenr = htole64(twig_round_up(p->cursor, p->nodesize));
+}
+
+static void ext_wrap(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->disk_bytenr = htole64(UINT64_MAX - TWIG_SECTORSIZE + 1);
+	fe->disk_num_bytes = htole64(2 * TWIG_SECTORSIZE);
+}
+
+static void ext_zero(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->disk_num_bytes = 0;
+	fe->num_bytes = 0;
+}
+
+static void ext_range(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->offset = fe->disk_num_bytes;
+}
+
+static struct pitem *inline_extent(struct pop *p, uint32_t fmt)
+{
+	return find_extent(p, TWIG_FILE_EXTENT_INLINE, fmt, 0);
+}
+
+static void add_ram_bytes(struct pitem *it, uint64_t delta)
+{
+	struct twig_file_extent *fe = (void *)it->data;
+
+	fe->ram_bytes = htole64(le64toh(fe->ram_bytes) + delta);
+}
+
+static void inline_big(struct pop *p)
+{
+	add_ram_bytes(inline_extent(p, S_IFREG), 1000);
+}
+
+static void symlink_item(struct pop *p)
+{
+	add_ram_bytes(inline_extent(p, S_IFLNK), 1000);
+}
+
+/* Item size 17 + ram_bytes holds only in 32 bits. */
+static void inline_wrap32(struct pop *p)
+{
+	add_ram_bytes(inline_extent(p, S_IFREG), 1ULL << 32);
+}
+
+static void inline_isize(struct pop *p)
+{
+	struct pitem *it = inline_extent(p, S_IFREG);
+	struct twig_inode_item *ii = inode_item_of(p, it->key.objectid);
+
+	ii->size = htole64(le64toh(ii->size) / 2);
+}
+
+/* Replaces an inline extent by one of @len bytes, inode kept consistent. */
+static void resize_inline(struct pop *p, struct pitem *it, uint64_t len)
+{
+	struct twig_inode_item *ii = inode_item_of(p, it->key.objectid);
+	uint8_t *buf = xzalloc(TWIG_FILE_EXTENT_INLINE_START + len);
+	struct twig_file_extent fe;
+
+	memcpy(&fe, it->data, TWIG_FILE_EXTENT_INLINE_START);
+	fe.ram_bytes = htole64(len);
+	memcpy(buf, &fe, TWIG_FILE_EXTENT_INLINE_START);
+	for (uint64_t i = 0; i < len; i++)
+		buf[TWIG_FILE_EXTENT_INLINE_START + i] = (uint8_t)('a' + i % 26);
+	free(it->data);
+	it->data = buf;
+	it->size = (uint32_t)(TWIG_FILE_EXTENT_INLINE_START + len);
+	ii->size = htole64(len);
+	ii->nbytes = htole64(len);
+}
+
+static uint64_t long_inline(const struct pop *p)
+{
+	/* longer than the limit, short enough for one leaf */
+	return p->nodesize - sizeof(struct twig_header) - 4 * sizeof(struct twig_item) -
+	       TWIG_FILE_EXTENT_INLINE_START - 300;
+}
+
+static void inline_max(struct pop *p)
+{
+	resize_inline(p, inline_extent(p, S_IFREG), long_inline(p));
+}
+
+static void symlink_long(struct pop *p)
+{
+	resize_inline(p, inline_extent(p, S_IFLNK), long_inline(p));
+}
+
+static void symlink_size(struct pop *p)
+{
+	struct pitem *it = inline_extent(p, S_IFLNK);
+	struct twig_inode_item *ii = inode_item_of(p, it->key.objectid);
+
+	ii->size = htole64(le64toh(ii->size) + 100);
+}
+
+static struct twig_inode_item *reg_inode(struct pop *p)
+{
+	return inode_item_of(p, find_extent(p, TWIG_FILE_EXTENT_REG, S_IFREG, 0)->key.objectid);
+}
+
+static void isize_neg(struct pop *p)
+{
+	reg_inode(p)->size = htole64(1ULL << 63);
+}
+
+static void isize_max(struct pop *p)
+{
+	reg_inode(p)->size = htole64(UINT64_MAX);
+}
+
+static void set_mode(struct twig_inode_item *ii, uint32_t type)
+{
+	ii->mode = htole32((le32toh(ii->mode) & 07777) | type);
+}
+
+static void mode_type(struct pop *p)
+{
+	set_mode(reg_inode(p), 0110000);	/* no such file type */
+}
+
+static void mode_mismatch(struct pop *p)
+{
+	set_mode(nth_inode_item(p, S_IFIFO, 0, 0), S_IFSOCK);
+}
+
+/* An empty regular file whose inode says directory. */
+static void mode_dir(struct pop *p)
+{
+	for (size_t i = 1; i < p->ninodes; i++) {
+		struct pinode *in = &p->inodes[i];
+
+		if (S_ISREG(in->mode) && !in->size && in->nlink == 1) {
+			set_mode(inode_item_of(p, in->ino), S_IFDIR);
+			return;
+		}
+	}
+	die("no empty file to damage");
+}
+
+/* A directory whose inode says regular file. */
+static void mode_dir_reg(struct pop *p)
+{
+	set_mode(nth_inode_item(p, S_IFDIR, 0, 2), S_IFREG);
+}
+
+static void nlink_zero(struct pop *p)
+{
+	nth_inode_item(p, S_IFREG, 1, 0)->nlink = 0;
+}
+
+static void nlink_low(struct pop *p)
+{
+	nth_inode_item(p, S_IFREG, 3, 0)->nlink = htole32(1);
+}
+
+static void nlink_max(struct pop *p)
+{
+	nth_inode_item(p, S_IFREG, 1, 1)->nlink = htole32(UINT32_MAX);
+}
+
+static void inode_gen_max(struct pop *p)
+{
+	struct twig_inode_item *ii = nth_inode_item(p, S_IFREG, 1, 2);
+
+	ii->generation = htole64(UINT64_MAX);
+	ii->transid = htole64(UINT64_MAX);
+}
+
+static void next_index_max(struct pop *p)
+{
+	inode_item_of(p, TWIG_ROOT_DIR_OBJECTID)->next_index = htole64(UINT64_MAX);
+}
+
+static struct pitem *dir_index(struct pop *p)
+{
+	return find_type(p, TWIG_DIR_INDEX_KEY, 1);
+}
+
+/* Moves a DIR_INDEX and its INODE_REF's index to @index. */
+static void move_index(struct pop *p, uint64_t index)
+{
+	struct pitem *it = dir_index(p);
+	struct twig_dir_entry *de = (void *)it->data;
+
+	ref_of(p, le64toh(de->ino), it->key.objectid, it->data + sizeof(*de),
+	       le16toh(de->name_len))->index = htole64(index);
+	it->key.offset = index;
+}
+
+static void dir_index_max(struct pop *p)
+{
+	move_index(p, UINT64_MAX);
+}
+
+static void dir_index_low(struct pop *p)
+{
+	move_index(p, 0);
+}
+
+static void add_name_len(struct pitem *it, size_t len_off, unsigned delta)
+{
+	__le16 *len = (void *)(it->data + len_off);
+
+	*len = htole16((uint16_t)(le16toh(*len) + delta));
+}
+
+static void name_len_big(struct pop *p)
+{
+	add_name_len(dir_index(p), offsetof(struct twig_dir_entry, name_len), 100);
+}
+
+static void name_len_max(struct pop *p)
+{
+	struct twig_dir_entry *de = (void *)dir_index(p)->data;
+
+	de->name_len = htole16(UINT16_MAX);
+}
+
+static void name_len_item(struct pop *p)
+{
+	add_name_len(find_type(p, TWIG_DIR_ITEM_KEY, 3),
+		     offsetof(struct twig_dir_entry, name_len), 100);
+}
+
+static void name_len_ref(struct pop *p)
+{
+	add_name_len(find_type(p, TWIG_INODE_REF_KEY, 3),
+		     offsetof(struct twig_inode_ref, name_len), 50);
+}
+
+static void nul_name(struct pop *p)
+{
+	dir_index(p)->data[sizeof(struct twig_dir_entry) + 1] = '\0';
+}
+
+static void rename_index(struct pop *p, const char *name)
+{
+	struct pitem *it = dir_index(p);
+	struct twig_dir_entry *de = (void *)it->data;
+	uint16_t len = (uint16_t)strlen(name);
+
+	de->name_len = htole16(len);
+	memcpy(it->data + sizeof(*de), name, len);
+	it->size = (uint32_t)(sizeof(*de) + len);
+}
+
+static void empty_name(struct pop *p)
+{
+	rename_index(p, "");
+}
+
+static void dot_name(struct pop *p)
+{
+	rename_index(p, "..");
+}
+
+static void dirent_type(struct pop *p)
+{
+	((struct twig_dir_entry *)dir_index(p)->data)->type = 99;
+}
+
+/* The last inode becomes U64_MAX: the next objectid would wrap to 0. */
+static void objectid_max(struct pop *p)
+{
+	uint64_t from = p->inodes[p->ninodes - 1].ino;
+
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct pitem *it = &p->items[i];
+		struct twig_dir_entry *de = (void *)it->data;
+
+		if (it->key.objectid == from)
+			it->key.objectid = UINT64_MAX;
+		if ((it->key.type == TWIG_DIR_ITEM_KEY ||
+		     it->key.type == TWIG_DIR_INDEX_KEY) && le64toh(de->ino) == from)
+			de->ino = htole64(UINT64_MAX);
+	}
+}
+
+static void sb_gen_max(struct pop *p)
+{
+	p->sb_generation = UINT64_MAX;
+}
+
+static void bytes_used_low(struct pop *p)
+{
+	p->sb_bytes_used = 16 * TWIG_SECTORSIZE;
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct pop *p);
+} item_damage[] = {
+	{ "extbeyond", ext_beyond },
+	{ "extlong", ext_long },
+	{ "extunaligned", ext_unaligned },
+	{ "extsuper", ext_super },
+	{ "exttree", ext_tree },
+	{ "extwrap", ext_wrap },
+	{ "extzero", ext_zero },
+	{ "extrange", ext_range },
+	{ "inlinebig", inline_big },
+	{ "inlinewrap32", inline_wrap32 },
+	{ "inlineisize", inline_isize },
+	{ "inlinemax", inline_max },
+	{ "symlinklong", symlink_long },
+	{ "symlinkitem", symlink_item },
+	{ "symlinksize", symlink_size },
+	{ "isizeneg", isize_neg },
+	{ "isizemax", isize_max },
+	{ "modetype", mode_type },
+	{ "modemismatch", mode_mismatch },
+	{ "modedir", mode_dir },
+	{ "modedirreg", mode_dir_reg },
+	{ "nlinkzero", nlink_zero },
+	{ "nlinklow", nlink_low },
+	{ "nlinkmax", nlink_max },
+	{ "inodegenmax", inode_gen_max },
+	{ "nextindexmax", next_index_max },
+	{ "dirindexmax", dir_index_max },
+	{ "dirindexlow", dir_index_low },
+	{ "namelenbig", name_len_big },
+	{ "namelenmax", name_len_max },
+	{ "namelenitem", name_len_item },
+	{ "namelenref", name_len_ref },
+	{ "nulname", nul_name },
+	{ "emptyname", empty_name },
+	{ "dotname", dot_name },
+	{ "direnttype", dirent_type },
+	{ "objectidmax", objectid_max },
+	{ "genmax", sb_gen_max },
+	{ "bytesused", bytes_used_low },
+};
+
 static int pitem_cmp(const void *a, const void *b)
 {
 	return twig_key_cmp(&((const struct pitem *)a)->key,
@@ -565,6 +1018,224 @@ static void damage_tree(struct pop *p, struct block *root)
 		kp->generation = htole64(GEN - 1);
 }
 
+static struct block *block_at(struct pop *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->nblocks; i++)
+		if (p->blocks[i].addr == addr)
+			return &p->blocks[i];
+	die("no tree block at %" PRIu64, addr);
+}
+
+static struct twig_header *hdr(struct block *b)
+{
+	return (void *)b->buf;
+}
+
+static struct twig_key_ptr *ptr(struct block *b, uint32_t slot)
+{
+	return (void *)twig_node_ptr(b->buf, slot);
+}
+
+/* A leaf other than the root with at least three items. */
+static struct block *some_leaf(struct pop *p, struct block *root)
+{
+	for (size_t i = 0; i < p->nblocks; i++)
+		if (&p->blocks[i] != root && !hdr(&p->blocks[i])->level &&
+		    le32toh(hdr(&p->blocks[i])->nritems) >= 3)
+			return &p->blocks[i];
+	die("no leaf to damage; populate more files");
+}
+
+static struct twig_item *leaf_item(struct pop *p, struct block *root)
+{
+	return (void *)twig_leaf_item(some_leaf(p, root)->buf, 1);
+}
+
+/*
+ * Item 1 starts 8 bytes into item 0's data and is 2^32 - 8 bytes long: in
+ * 32 bits it ends exactly where item 0's data starts, so a check done in
+ * u32 (size <= end - offset, offset + size == end) passes.
+ */
+static void item_wrap(struct pop *p, struct block *root)
+{
+	struct block *b = some_leaf(p, root);
+	struct twig_item *it = (void *)twig_leaf_item(b->buf, 1);
+
+	it->offset = htole32(le32toh(twig_leaf_item(b->buf, 0)->offset) + 8);
+	it->size = htole32(0u - 8u);
+}
+
+static void item_huge(struct pop *p, struct block *root)
+{
+	leaf_item(p, root)->size = htole32(0x80000000u);
+}
+
+static void item_array(struct pop *p, struct block *root)
+{
+	leaf_item(p, root)->offset = htole32(sizeof(struct twig_header));
+}
+
+/* nritems * sizeof(item) wraps to 4 in 32 bits. */
+static void items_end(struct pop *p, struct block *root)
+{
+	hdr(some_leaf(p, root))->nritems = htole32(0x0A3D70A4u);
+}
+
+static void need_levels(struct block *root, uint8_t levels)
+{
+	if (hdr(root)->level < levels)
+		die("tree has %u levels, this damage needs %u; populate more files",
+		    hdr(root)->level + 1, levels + 1);
+}
+
+/* The root points at a grandchild: level skips one. */
+static void child_level(struct pop *p, struct block *root)
+{
+	struct block *child;
+
+	need_levels(root, 2);
+	child = block_at(p, le64toh(ptr(root, 0)->blockptr));
+	ptr(root, 0)->blockptr = ptr(child, 0)->blockptr;
+}
+
+static void child_gen_new(struct pop *p, struct block *root)
+{
+	struct block *child;
+
+	need_levels(root, 1);
+	child = block_at(p, le64toh(ptr(root, 1)->blockptr));
+	hdr(child)->generation = htole64(GEN + 1);
+	ptr(root, 1)->generation = htole64(GEN + 1);
+	p->sb_generation = GEN + 1;
+}
+
+static void set_child(struct block *root, uint64_t addr)
+{
+	need_levels(root, 1);
+	ptr(root, 1)->blockptr = htole64(addr);
+}
+
+static void child_outside(struct pop *p, struct block *root)
+{
+	set_child(root, twig_round_up(p->total_bytes, p->nodesize) + 16 * p->nodesize);
+}
+
+static void child_super(struct pop *p, struct block *root)
+{
+	(void)p;
+	set_child(root, TWIG_SUPER_OFFSET);
+}
+
+static void child_zero(struct pop *p, struct block *root)
+{
+	(void)p;
+	set_child(root, 0);
+}
+
+static void child_bitmap(struct pop *p, struct block *root)
+{
+	(void)p;
+	set_child(root, TWIG_RESERVED_BYTES);
+}
+
+static void child_data(struct pop *p, struct block *root)
+{
+	if (!p->first_extent)
+		die("no data extent to point at");
+	set_child(root, twig_round_up(p->first_extent, p->nodesize));
+}
+
+/* A grandchild of the root points back at the root. */
+static void child_loop(struct pop *p, struct block *root)
+{
+	struct block *child;
+
+	need_levels(root, 2);
+	child = block_at(p, le64toh(ptr(root, 0)->blockptr));
+	ptr(child, 1)->blockptr = htole64(root->addr);
+}
+
+static void child_self(struct pop *p, struct block *root)
+{
+	(void)p;
+	set_child(root, root->addr);
+}
+
+/* A live tree block marked free: the allocator may hand it out again. */
+static void bitmap_tree(struct pop *p, struct block *root)
+{
+	need_levels(root, 1);
+	p->clear_block = le64toh(ptr(root, 1)->blockptr);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct pop *p, struct block *root);
+} tree_damage[] = {
+	{ "itemwrap", item_wrap },
+	{ "itemhuge", item_huge },
+	{ "itemarray", item_array },
+	{ "itemsend", items_end },
+	{ "childlevel", child_level },
+	{ "childgennew", child_gen_new },
+	{ "childoutside", child_outside },
+	{ "childsuper", child_super },
+	{ "childzero", child_zero },
+	{ "childbitmap", child_bitmap },
+	{ "childdata", child_data },
+	{ "childloop", child_loop },
+	{ "childself", child_self },
+	{ "bitmaptree", bitmap_tree },
+};
+
+/*
+ * N bytes (-m, else 1 to 8) of header fields, item headers, key pointers
+ * and item bodies of random blocks, made 0, 0xff, a flipped bit or random;
+ * the checksums are set afterwards.
+ */
+static void damage_mutate(struct pop *p, uint64_t seed)
+{
+	unsigned n;
+
+	p->rng = (seed + 1) * 0x9E3779B97F4A7C15ull;
+	n = p->mutations ? p->mutations : 1 + (unsigned)rnd(p, 8);
+	for (unsigned i = 0; i < n; i++) {
+		struct block *b = &p->blocks[rnd(p, p->nblocks)];
+		struct twig_header *h = hdr(b);
+		size_t each = h->level ? sizeof(struct twig_key_ptr) : sizeof(struct twig_item);
+		uint64_t nr = le32toh(h->nritems), at;
+		uint8_t *byte;
+
+		if (nr > (p->nodesize - sizeof(*h)) / each)
+			nr = (p->nodesize - sizeof(*h)) / each;
+		switch (rnd(p, 4)) {
+		case 0:
+			at = 4 + rnd(p, sizeof(*h) - 4);
+			break;
+		case 1:
+			at = sizeof(*h) + rnd(p, nr * each);
+			break;
+		default:
+			at = sizeof(*h) + rnd(p, nr * each);
+			if (!h->level && nr) {
+				const struct twig_item *it = twig_leaf_item(b->buf, (uint32_t)rnd(p, nr));
+				uint64_t off = le32toh(it->offset), size = le32toh(it->size);
+
+				if (size && off >= sizeof(*h) && off + size <= p->nodesize)
+					at = off + rnd(p, size);
+			}
+			break;
+		}
+		byte = &b->buf[at];
+		switch (rnd(p, 4)) {
+		case 0: *byte = 0; break;
+		case 1: *byte = 0xff; break;
+		case 2: *byte ^= (uint8_t)(1u << rnd(p, 8)); break;
+		default: *byte = (uint8_t)rnd(p, 256); break;
+		}
+	}
+}
+
 /* Random bytes in one random block, checksum made valid again. */
 static void damage_fuzz(struct pop *p, uint64_t seed)
 {
@@ -598,6 +1269,9 @@ static void write_all(struct pop *p, const struct block *root)
 	if (damage_is(p, "unaccounted") && p->first_extent)
 		p->map[p->first_extent / TWIG_SECTORSIZE / 8] &=
 			(uint8_t)~TWIG_BITMAP_BIT(p->first_extent / TWIG_SECTORSIZE);
+	if (p->clear_block)
+		p->map[p->clear_block / TWIG_SECTORSIZE / 8] &=
+			(uint8_t)~TWIG_BITMAP_BIT(p->clear_block / TWIG_SECTORSIZE);
 	for (size_t i = 0; i < p->nblocks; i++) {
 		twig_block_csum_set(p->blocks[i].buf, p->nodesize);
 		if (twig_pwrite_full(p->fd, p->blocks[i].buf, p->nodesize,
@@ -610,8 +1284,9 @@ static void write_all(struct pop *p, const struct block *root)
 		die("write failed: %s", strerror(errno));
 	sb->alloc_csum = htole32(twig_csum(p->map,
 				 twig_bitmap_used_bytes(p->total_bytes)));
-	sb->bytes_used = htole64(twig_popcount(p->map, bits) * TWIG_SECTORSIZE);
-	sb->generation = htole64(GEN);
+	sb->bytes_used = htole64(p->sb_bytes_used ? p->sb_bytes_used :
+				 twig_popcount(p->map, bits) * TWIG_SECTORSIZE);
+	sb->generation = htole64(p->sb_generation);
 	sb->root = htole64(root->addr);
 	sb->root_generation = htole64(GEN);
 	sb->root_level = root->buf[offsetof(struct twig_header, level)];
@@ -634,14 +1309,38 @@ static void free_all(struct pop *p)
 	free(p->map);
 }
 
+/* Damage classes handled by damage_items() and damage_tree(). */
+static const char *const other_damage[] = {
+	"nlink", "nbytes", "dirsize", "dirhash", "dotdot", "inodetransid",
+	"inodegen", "direntgen", "extgen", "badname", "noindex", "extoverlap",
+	"orphan", "orphanlinked", "orphanmissing", "orphanleftover", "leak",
+	"unaccounted", "keyorder", "childptr", "childgen",
+};
+
+static bool known_damage(const char *name)
+{
+	if (!strncmp(name, "fuzz-", 5) || !strncmp(name, "mutate-", 7))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(other_damage); i++)
+		if (!strcmp(name, other_damage[i]))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(item_damage); i++)
+		if (!strcmp(name, item_damage[i].name))
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(tree_damage); i++)
+		if (!strcmp(name, tree_damage[i].name))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
-	struct pop p = { .rng = 88172645463325252ull, .fanout = 0 };
+	struct pop p = { .rng = 88172645463325252ull, .sb_generation = GEN };
 	unsigned nfiles = 100, ndirs = 10;
 	struct block *root;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:d:F:s:D:U:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:F:s:D:U:m:")) != -1) {
 		switch (c) {
 		case 'n': nfiles = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'd': ndirs = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -649,13 +1348,16 @@ int main(int argc, char **argv)
 		case 's': p.rng += strtoull(optarg, NULL, 0); break;
 		case 'D': p.damage = optarg; break;
 		case 'U': p.unfinished = optarg; break;
+		case 'm': p.mutations = (unsigned)strtoul(optarg, NULL, 0); break;
 		default:
-			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] [-U open|headless] image");
+			die("usage: " PROG " [-n files] [-d dirs] [-F fanout] [-s seed] [-D damage] [-m bytes] [-U open|headless] image");
 		}
 	}
 	if (p.unfinished && strcmp(p.unfinished, "open") &&
 	    strcmp(p.unfinished, "headless"))
 		die("-U takes open or headless, not '%s'", p.unfinished);
+	if (p.damage && !known_damage(p.damage))
+		die("unknown damage '%s'", p.damage);
 	if (optind != argc - 1)
 		die("no image given");
 	p.fd = open(argv[optind], O_RDWR);
@@ -674,11 +1376,19 @@ int main(int argc, char **argv)
 	build_namespace(&p, nfiles, ndirs);
 	add_inode_items(&p);
 	damage_items(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(item_damage); i++)
+		if (damage_is(&p, item_damage[i].name))
+			item_damage[i].fn(&p);
 	sort_and_merge(&p);
 	root = build_tree(&p);
 	damage_tree(&p, root);
+	for (size_t i = 0; i < ARRAY_SIZE(tree_damage); i++)
+		if (damage_is(&p, tree_damage[i].name))
+			tree_damage[i].fn(&p, root);
 	if (p.damage && !strncmp(p.damage, "fuzz-", 5))
 		damage_fuzz(&p, strtoull(p.damage + 5, NULL, 10));
+	if (p.damage && !strncmp(p.damage, "mutate-", 7))
+		damage_mutate(&p, strtoull(p.damage + 7, NULL, 10));
 	write_all(&p, root);
 	printf("%zu items, %zu tree blocks, root level %u\n", p.nitems,
 	       p.nblocks, p.sb.root_level);

@@ -323,13 +323,14 @@ fi
 
 # ---- fuzzing: random bytes in a tree block with a valid checksum ----
 
+# test_fuzz NAME DAMAGE SEEDS: DAMAGE-1 .. DAMAGE-SEEDS of twig-populate.
 test_fuzz() {
-	local img=$TMP/fuzz.img seed bad=""
+	local name=$1 damage=$2 seeds=$3 img=$TMP/fuzz.img seed bad=""
 
-	for seed in $(seq 1 60); do
+	for seed in $(seq 1 "$seeds"); do
 		rm -f "$img"
 		"$MKFS" -q -n 4K -b 32M "$img"
-		run "$POPULATE" -n 150 -d 10 -F 6 -D "fuzz-$seed" "$img"
+		run "$POPULATE" -n 150 -d 10 -F 6 -D "$damage-$seed" "$img"
 		[ "$rc" -eq 0 ] || { bad="populate seed $seed exit $rc"; break; }
 		run "$FSCK" "$img"
 		if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
@@ -340,12 +341,23 @@ test_fuzz() {
 		[ "$rc" -eq 0 ] || { bad="dump seed $seed exit $rc"; break; }
 	done
 	if [ -n "$bad" ]; then
-		fail fuzz-60-seeds "$bad"
+		fail "$name" "$bad"
 	else
-		pass fuzz-60-seeds
+		pass "$name"
 	fi
 }
-test_fuzz
+test_fuzz fuzz-60-seeds fuzz 60
+test_fuzz mutate-60-seeds mutate 60
+
+test_populate_refuses() {
+	run "$POPULATE" -D no-such-damage "$TMP/pop.img"
+	if [ "$rc" -ne 1 ] || ! grep -q "unknown damage" "$TMP/err"; then
+		fail populate-unknown-damage "exit $rc: $(why)"
+	else
+		pass populate-unknown-damage
+	fi
+}
+test_populate_refuses
 
 test_garbage() {
 	local img=$TMP/garbage.img i bad=""
