@@ -14,7 +14,6 @@
 #include <linux/seq_file.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
-#include <linux/writeback.h>
 #include <asm/unaligned.h>
 #include "vfs.h"
 #include "locking.h"
@@ -153,43 +152,6 @@ static int twig_check_super(struct fs_context *fc, struct super_block *sb,
 		return -EUCLEAN;
 	}
 	return 0;
-}
-
-/* Data reservations: dirty page cache that will need sectors at writeback. */
-static u64 twig_data_limit(struct twig_fs_info *fs)
-{
-	u64 total = fs->total_bytes;
-	u64 slack = max_t(u64, TWIG_META_SLACK_MIN, total >> 6);
-
-	return total > slack ? total - slack : 0;
-}
-
-int twig_reserve_data(struct twig_fs_info *fs, u64 bytes)
-{
-	int tries;
-
-	for (tries = 0; tries < 2; tries++) {
-		u64 reserved = atomic64_add_return(bytes, &fs->data_reserved);
-
-		if (twig_bytes_used(fs) + reserved <= twig_data_limit(fs))
-			return 0;
-		atomic64_sub(bytes, &fs->data_reserved);
-		if (tries)
-			break;
-		/*
-		 * Freed sectors come back only when the commit that freed
-		 * them is on disk, and reserved pages only when written.
-		 */
-		try_to_writeback_inodes_sb(fs->sb, WB_REASON_FS_FREE_SPACE);
-		if (twig_commit_transaction(fs))
-			break;
-	}
-	return -ENOSPC;
-}
-
-void twig_release_data(struct twig_fs_info *fs, u64 bytes)
-{
-	atomic64_sub(bytes, &fs->data_reserved);
 }
 
 static int twig_statfs(struct dentry *dentry, struct kstatfs *buf)

@@ -171,6 +171,8 @@ struct twig_fs_info {
 	struct delayed_work commit_work;
 	struct kobject kobj;		/* /sys/fs/twigfs/<dev>/ */
 	struct completion kobj_unregister;
+
+	/* Data reservations (space.c) */
 	atomic64_t data_reserved;	/* bytes of dirty data not yet allocated */
 };
 
