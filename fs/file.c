@@ -180,7 +180,7 @@ static int twig_bio_page(struct twig_fs_info *fs, u64 bytenr,
 	bio = bio_alloc(fs->bdev, 1, opf, GFP_NOFS);
 	bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
 	__bio_add_page(bio, page, PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = twig_submit_bio_wait(fs, bio);
 	bio_put(bio);
 	return ret;
 }
@@ -628,7 +628,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 	bio->bi_iter.bi_sector = disk >> SECTOR_SHIFT;
 	for (i = 0; i < nr; i++)
 		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = twig_submit_bio_wait(fs, bio);
 	bio_put(bio);
 
 	if (!ret && ti->maybe_inline && pos > 0)
@@ -960,6 +960,7 @@ int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	struct inode *inode = file_inode(file);
 	int ret;
 
+	twig_stat_add(twig_isb(inode), TWIG_CS_FSYNCS, 1);
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret)
 		return ret;

@@ -19,8 +19,10 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -95,6 +97,24 @@ struct twig_lock_stats {
 
 struct twig_lock_ops;
 
+/*
+ * Where the time of the transactions goes, per mount: fs->commit_stats[],
+ * shown by /sys/fs/twigfs/<dev>/commit_stats in this order (super.c names
+ * them).  Times are nanoseconds, summed over every event.
+ */
+enum twig_commit_stat {
+	TWIG_CS_COMMITS,		/* commits of a running transaction */
+	TWIG_CS_COMMIT_NS,		/* from blocking joiners to letting them in */
+	TWIG_CS_COMMIT_MAX_NS,
+	TWIG_CS_FSYNCS,			/* fsync(2)/fdatasync(2) calls */
+	TWIG_CS_LOG_SYNCS,		/* fsyncs done through a log tree */
+	TWIG_CS_LOG_FALLBACKS,		/* fsyncs the log could not express */
+	TWIG_CS_HANDLES,		/* transaction handles started */
+	TWIG_CS_JOIN_WAIT_NS,		/* handles waiting for a commit to end */
+	TWIG_CS_HANDLE_IO_WAIT_NS,	/* a handle open across a bio wait */
+	TWIG_CS_NR,
+};
+
 /* fs->flags */
 enum {
 	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
@@ -147,6 +167,7 @@ struct twig_fs_info {
 	wait_queue_head_t writer_wait;	/* the commit, for num_writers == 0 */
 	spinlock_t dirty_lock;
 	struct list_head dirty_list;	/* dirty ebs of the running trans */
+	atomic64_t commit_stats[TWIG_CS_NR];	/* enum twig_commit_stat */
 
 	/* Allocator (alloc.c), under @alloc_lock. */
 	spinlock_t alloc_lock;
@@ -192,7 +213,60 @@ struct twig_trans {
 	u64 transid;
 	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
 	bool use_reserve;	/* may dip into fs->global_reserve */
+	bool task_marked;	/* current->journal_info points here */
 };
+
+/* ---- commit statistics ---- */
+
+static inline void twig_stat_add(struct twig_fs_info *fs,
+				 enum twig_commit_stat s, u64 v)
+{
+	atomic64_add(v, &fs->commit_stats[s]);
+}
+
+/* A commit ended after @ns (under commit_mutex, so max needs no cmpxchg). */
+static inline void twig_commit_stats_done(struct twig_fs_info *fs, u64 ns)
+{
+	twig_stat_add(fs, TWIG_CS_COMMITS, 1);
+	twig_stat_add(fs, TWIG_CS_COMMIT_NS, ns);
+	if (ns > atomic64_read(&fs->commit_stats[TWIG_CS_COMMIT_MAX_NS]))
+		atomic64_set(&fs->commit_stats[TWIG_CS_COMMIT_MAX_NS], ns);
+}
+
+/*
+ * The task opening a handle points current->journal_info at it, as ext4
+ * and btrfs do, so that a bio wait can tell it holds a commit back.  Only
+ * the outermost handle does, and only when the field is free: no other
+ * filesystem's handle can be open in a task that reaches twigfs I/O (they
+ * all keep page faults and fs reclaim out of their handles, as twigfs
+ * does), but if one were, its wait would be counted, never dereferenced.
+ */
+static inline void twig_trans_mark_task(struct twig_trans *trans)
+{
+	if (!current->journal_info) {
+		current->journal_info = trans;
+		trans->task_marked = true;
+	}
+}
+
+static inline void twig_trans_unmark_task(struct twig_trans *trans)
+{
+	if (trans->task_marked)
+		current->journal_info = NULL;
+}
+
+/* Around a bio wait: the clock if the task holds a handle, else 0. */
+static inline u64 twig_io_wait_start(void)
+{
+	return current->journal_info ? ktime_get_ns() : 0;
+}
+
+static inline void twig_io_wait_end(struct twig_fs_info *fs, u64 start)
+{
+	if (start)
+		twig_stat_add(fs, TWIG_CS_HANDLE_IO_WAIT_NS,
+			      ktime_get_ns() - start);
+}
 
 /* Path from the root to a leaf; see twig_search_slot() in ctree.c. */
 enum {
@@ -342,6 +416,7 @@ int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len);
 int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags);
 int twig_dev_flush(struct twig_fs_info *fs);
+int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio);
 void twig_memdev_free(struct twig_fs_info *fs);
 int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
