@@ -36,7 +36,8 @@ int twig_reserve_data(struct twig_fs_info *fs, u64 bytes)
 	for (tries = 0; tries < 2; tries++) {
 		u64 reserved = atomic64_add_return(bytes, &fs->data_reserved);
 
-		if (twig_bytes_used(fs) + reserved <= twig_data_limit(fs))
+		/* a pending run (alloc.c) has given its reservation up */
+		if (twig_bytes_allocated(fs) + reserved <= twig_data_limit(fs))
 			return 0;
 		atomic64_sub(bytes, &fs->data_reserved);
 		if (tries)

@@ -175,12 +175,16 @@ struct twig_fs_info {
 	void *alloc_committed;		/* as on disk at the last commit */
 	void *alloc_working;		/* with the running trans' changes */
 	void *alloc_busy;		/* committed | working: not free */
+	void *alloc_written;		/* the copy the commit writes */
 	size_t alloc_map_bytes;		/* bytes with bits (csum covers them) */
+	size_t alloc_map_longs;		/* longs allocated for each bitmap */
 	u64 alloc_nbits;		/* sectors on the device */
 	u64 alloc_hint_meta;		/* next sector to try, tree blocks */
 	u64 alloc_hint_data;		/* next sector to try, data */
 	u64 free_sectors;		/* clear in both bitmaps */
 	u64 pinned_sectors;		/* set in committed, clear in working */
+	struct list_head data_pending;	/* struct twig_data_alloc.list */
+	u64 pending_sectors;		/* their sectors, set in working */
 	u64 meta_reserved;		/* bytes promised to open handles */
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
@@ -214,6 +218,18 @@ struct twig_trans {
 	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
 	bool use_reserve;	/* may dip into fs->global_reserve */
 	bool task_marked;	/* current->journal_info points here */
+};
+
+/*
+ * Data sectors allocated outside a transaction for a write in flight, not
+ * named by any extent item yet (twig_alloc_data() in alloc.c).  A commit
+ * leaves them out of the bitmap it writes until twig_data_alloc_owned()
+ * says the transaction holds their extent item.
+ */
+struct twig_data_alloc {
+	struct list_head list;	/* fs->data_pending, under alloc_lock */
+	u64 bytenr;
+	u64 bytes;		/* whole sectors */
 };
 
 /* ---- commit statistics ---- */
@@ -469,11 +485,15 @@ int twig_alloc_init(struct twig_fs_info *fs);
 void twig_alloc_destroy(struct twig_fs_info *fs);
 int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr);
 void twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);
-int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
-		    u64 bytes, u64 *bytenr);
+int twig_alloc_data(struct twig_fs_info *fs, u64 bytes,
+		    struct twig_data_alloc *da);
+void twig_data_alloc_owned(struct twig_trans *trans,
+			   struct twig_data_alloc *da);
+void twig_data_alloc_drop(struct twig_fs_info *fs, struct twig_data_alloc *da);
 void twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		    u64 bytenr, u64 bytes);
 u64 twig_bytes_used(struct twig_fs_info *fs);
+u64 twig_bytes_allocated(struct twig_fs_info *fs);
 u64 twig_bytes_free(struct twig_fs_info *fs);
 u64 twig_bytes_avail(struct twig_fs_info *fs);
 int twig_reserve_meta(struct twig_trans *trans, unsigned int items);
