@@ -20,6 +20,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/shrinker.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -218,6 +219,7 @@ struct twig_trans {
 	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
 	bool use_reserve;	/* may dip into fs->global_reserve */
 	bool task_marked;	/* current->journal_info points here */
+	unsigned int nofs_flags;	/* memalloc_nofs_save(), if marked */
 };
 
 /*
@@ -256,19 +258,28 @@ static inline void twig_commit_stats_done(struct twig_fs_info *fs, u64 ns)
  * filesystem's handle can be open in a task that reaches twigfs I/O (they
  * all keep page faults and fs reclaim out of their handles, as twigfs
  * does), but if one were, its wait would be counted, never dereferenced.
+ *
+ * The same scope is a memalloc_nofs_save() one, as XFS's transactions
+ * are: with journal_info set, reclaim entering a filesystem (ext4's and
+ * btrfs's evict paths read journal_info as their own handle, and twigfs's
+ * own would join or wait for a commit) must not happen, even from a
+ * GFP_KERNEL allocation made inside a handle.
  */
 static inline void twig_trans_mark_task(struct twig_trans *trans)
 {
 	if (!current->journal_info) {
 		current->journal_info = trans;
+		trans->nofs_flags = memalloc_nofs_save();
 		trans->task_marked = true;
 	}
 }
 
 static inline void twig_trans_unmark_task(struct twig_trans *trans)
 {
-	if (trans->task_marked)
+	if (trans->task_marked) {
+		memalloc_nofs_restore(trans->nofs_flags);
 		current->journal_info = NULL;
+	}
 }
 
 /* Around a bio wait: the clock if the task holds a handle, else 0. */
