@@ -11,6 +11,18 @@
  * commit, committed := working.  A block allocated and freed in the same
  * transaction was never committed, so it is free again at once.
  *
+ * Data is allocated outside any transaction: writeback allocates a run,
+ * writes it, and only then opens a handle to insert the extent item that
+ * names it, so no handle waits for data I/O.  Until that item is in a
+ * transaction, the run is "pending" (struct twig_data_alloc, on
+ * @data_pending): set in working, so nobody else gets it, but left out of
+ * the bitmap a commit writes (@alloc_written) and of its bytes_used, and
+ * clear in committed afterwards, because no committed extent names it.  A
+ * crash then loses only the unsynced write, and fsck finds nothing leaked.
+ * twig_data_alloc_owned(), under the handle that inserted the item, turns
+ * the run into an ordinary allocation of that handle's transaction; the
+ * commit waits for the handle, so it writes the item and the bits together.
+ *
  * Space accounting: transactions reserve metadata space up front
  * (twig_reserve_meta(), a worst-case number of tree blocks per item), so a
  * tree operation rarely meets ENOSPC halfway; @global_reserve is kept back
@@ -18,6 +30,7 @@
  * freeing space still works on a full filesystem.  Commits allocate nothing:
  * the bitmap copies and the superblock have fixed places.
  */
+#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -97,12 +110,13 @@ static int twig_alloc_sectors(struct twig_fs_info *fs, u64 n, u64 align,
 }
 
 /*
- * Clear [bytenr, bytenr + bytes) in the working bitmap.  The range comes
- * from the tree (an extent item, a block pointer), so a crafted or damaged
- * disk can name sectors past the device or not allocated in the bitmap:
- * that is -EUCLEAN with nothing freed, not a kernel bug.
+ * Clear [bytenr, bytenr + bytes) in the working bitmap, alloc_lock held.
+ * The range comes from the tree (an extent item, a block pointer), so a
+ * crafted or damaged disk can name sectors past the device or not allocated
+ * in the bitmap: that is -EUCLEAN with nothing freed, not a kernel bug.
  */
-static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
+static int __twig_free_sectors(struct twig_fs_info *fs, u64 bytenr,
+			       u64 bytes)
 {
 	u64 start = bytenr >> TWIG_SECTOR_SHIFT;
 	/* rounded up without round_up(), which would wrap at U64_MAX */
@@ -110,13 +124,12 @@ static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 		!!(bytes & (TWIG_SECTORSIZE - 1));
 	u64 i;
 
-	spin_lock(&fs->alloc_lock);
 	if (!IS_ALIGNED(bytenr, TWIG_SECTORSIZE) || n > fs->alloc_nbits ||
 	    start > fs->alloc_nbits - n)
-		goto corrupt;
+		return -EUCLEAN;
 	for (i = start; i < start + n; i++)
 		if (!test_bit_le(i, fs->alloc_working))
-			goto corrupt;
+			return -EUCLEAN;
 	for (i = start; i < start + n; i++) {
 		__clear_bit_le(i, fs->alloc_working);
 		if (test_bit_le(i, fs->alloc_committed)) {
@@ -126,13 +139,20 @@ static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 			fs->free_sectors++;
 		}
 	}
-	spin_unlock(&fs->alloc_lock);
 	return 0;
-corrupt:
+}
+
+static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
+{
+	int ret;
+
+	spin_lock(&fs->alloc_lock);
+	ret = __twig_free_sectors(fs, bytenr, bytes);
 	spin_unlock(&fs->alloc_lock);
-	pr_err_ratelimited("twigfs (%s): freeing sectors [%llu, +%llu) not allocated in the bitmap\n",
-			   fs->sb ? fs->sb->s_id : "memdev", bytenr, bytes);
-	return -EUCLEAN;
+	if (ret)
+		pr_err_ratelimited("twigfs (%s): freeing sectors [%llu, +%llu) not allocated in the bitmap\n",
+				   fs->sb ? fs->sb->s_id : "memdev", bytenr, bytes);
+	return ret;
 }
 
 /* A tree block, nodesize-aligned, charged to the handle's reservation. */
@@ -169,9 +189,13 @@ int twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb)
 	return twig_free_sectors(trans->fs, eb->start, eb->len);
 }
 
-/* Space for data, in whole sectors, never eating reserved space. */
-int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
-		    u64 bytes, u64 *bytenr)
+/*
+ * Space for data, in whole sectors, never eating reserved space; no handle
+ * needed.  The run stays pending (left out of commits) until
+ * twig_data_alloc_owned() or twig_data_alloc_drop().
+ */
+int twig_alloc_data(struct twig_fs_info *fs, u64 bytes,
+		    struct twig_data_alloc *da)
 {
 	u64 n = DIV_ROUND_UP(bytes, fs->sectorsize);
 	u64 keep;
@@ -188,11 +212,48 @@ int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		ret = -ENOSPC;
 	else
 		ret = twig_alloc_sectors(fs, n, 1, &fs->alloc_hint_data,
-					 bytenr);
+					 &da->bytenr);
+	if (!ret) {
+		da->bytes = n << TWIG_SECTOR_SHIFT;
+		list_add_tail(&da->list, &fs->data_pending);
+		fs->pending_sectors += n;
+	}
 	spin_unlock(&fs->alloc_lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_alloc_data);
+
+/* Under @trans, whose tree now names @da: commit it with @trans. */
+void twig_data_alloc_owned(struct twig_trans *trans,
+			   struct twig_data_alloc *da)
+{
+	struct twig_fs_info *fs = trans->fs;
+
+	spin_lock(&fs->alloc_lock);
+	list_del_init(&da->list);
+	fs->pending_sectors -= da->bytes >> TWIG_SECTOR_SHIFT;
+	spin_unlock(&fs->alloc_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_data_alloc_owned);
+
+/*
+ * The write failed, or no extent will name @da: free it, with or without a
+ * handle.  No commit wrote it, so it is free again at once; in one go with
+ * leaving the list, or a commit in between would write it as used.  The
+ * run is our own allocation, never read from disk: failing to free it is a
+ * kernel bug.
+ */
+void twig_data_alloc_drop(struct twig_fs_info *fs, struct twig_data_alloc *da)
+{
+	int ret;
+
+	spin_lock(&fs->alloc_lock);
+	list_del_init(&da->list);
+	fs->pending_sectors -= da->bytes >> TWIG_SECTOR_SHIFT;
+	ret = __twig_free_sectors(fs, da->bytenr, da->bytes);
+	spin_unlock(&fs->alloc_lock);
+	WARN_ON_ONCE(ret);
+}
 
 int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		   u64 bytenr, u64 bytes)
@@ -234,13 +295,23 @@ void twig_release_meta(struct twig_trans *trans)
 	spin_unlock(&fs->alloc_lock);
 }
 
-/* Set in the working bitmap: everything neither free nor pinned. */
+/* Set in the working bitmap: neither free nor pinned (alloc_lock held). */
+static u64 twig_working_sectors(struct twig_fs_info *fs)
+{
+	return fs->alloc_nbits - fs->free_sectors - fs->pinned_sectors;
+}
+
+/*
+ * What the trees name, as a commit records it: the working bitmap without
+ * pending data runs.  Still during a commit even while data runs come and
+ * go, since allocating or dropping one changes free and pending alike.
+ */
 u64 twig_bytes_used(struct twig_fs_info *fs)
 {
 	u64 used;
 
 	spin_lock(&fs->alloc_lock);
-	used = fs->alloc_nbits - fs->free_sectors - fs->pinned_sectors;
+	used = twig_working_sectors(fs) - fs->pending_sectors;
 	spin_unlock(&fs->alloc_lock);
 	return used << TWIG_SECTOR_SHIFT;
 }
@@ -259,11 +330,24 @@ u64 twig_bytes_avail(struct twig_fs_info *fs)
 	return free - min(free, fs->global_reserve);
 }
 
+/* Everything allocated, pending data runs included (space.c's limit). */
+u64 twig_bytes_allocated(struct twig_fs_info *fs)
+{
+	u64 taken;
+
+	spin_lock(&fs->alloc_lock);
+	taken = twig_working_sectors(fs);
+	spin_unlock(&fs->alloc_lock);
+	return taken << TWIG_SECTOR_SHIFT;
+}
+
 /* ---- commit ---- */
 
 /*
- * Write the working bitmap into the copy the superblock does not name.
- * Runs in the commit with no writers, so the bitmap is still.
+ * Write the working bitmap, without the pending data runs, into the copy
+ * the superblock does not name.  Runs in the commit with no handles open,
+ * so only pending runs may come and go meanwhile: the copy is taken under
+ * the lock and written from @alloc_written.
  */
 int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
 {
@@ -271,19 +355,34 @@ int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
 	u8 next = !sb->alloc_copy;
 	u64 at = le64_to_cpu(sb->alloc_start) +
 		 next * le64_to_cpu(sb->alloc_bytes);
+	struct twig_data_alloc *da;
+	u64 i, end;
 
+	spin_lock(&fs->alloc_lock);
+	memcpy(fs->alloc_written, fs->alloc_working, fs->alloc_map_bytes);
+	list_for_each_entry(da, &fs->data_pending, list) {
+		end = (da->bytenr + da->bytes) >> TWIG_SECTOR_SHIFT;
+		for (i = da->bytenr >> TWIG_SECTOR_SHIFT; i < end; i++)
+			__clear_bit_le(i, fs->alloc_written);
+	}
+	spin_unlock(&fs->alloc_lock);
 	*copy = next;
-	*csum = twig_csum(fs->alloc_working, fs->alloc_map_bytes);
-	return twig_dev_write(fs, at, fs->alloc_working, fs->alloc_map_bytes,
+	*csum = twig_csum(fs->alloc_written, fs->alloc_map_bytes);
+	return twig_dev_write(fs, at, fs->alloc_written, fs->alloc_map_bytes,
 			      0);
 }
 
-/* The superblock naming the new copy is on disk: unpin. */
+/*
+ * The superblock naming the new copy is on disk: committed := what was
+ * written, which unpins the transaction's frees and leaves pending runs
+ * (still set in working, hence busy) uncommitted.
+ */
 void twig_alloc_committed(struct twig_fs_info *fs)
 {
 	spin_lock(&fs->alloc_lock);
-	memcpy(fs->alloc_committed, fs->alloc_working, fs->alloc_map_bytes);
-	memcpy(fs->alloc_busy, fs->alloc_working, fs->alloc_map_bytes);
+	memcpy(fs->alloc_committed, fs->alloc_written, fs->alloc_map_bytes);
+	bitmap_or(fs->alloc_busy, fs->alloc_committed, fs->alloc_working,
+		  fs->alloc_map_longs * BITS_PER_LONG);
 	fs->free_sectors += fs->pinned_sectors;
 	fs->pinned_sectors = 0;
 	spin_unlock(&fs->alloc_lock);
@@ -327,14 +426,19 @@ int twig_alloc_init(struct twig_fs_info *fs)
 	int ret;
 
 	spin_lock_init(&fs->alloc_lock);
+	INIT_LIST_HEAD(&fs->data_pending);
+	fs->pending_sectors = 0;
 	fs->alloc_nbits = fs->total_bytes >> TWIG_SECTOR_SHIFT;
 	fs->alloc_map_bytes = DIV_ROUND_UP(fs->alloc_nbits, 8);
-	/* find_*_bit_le() read whole longs */
-	longs = round_up(fs->alloc_map_bytes, sizeof(long));
+	/* find_*_bit_le() and bitmap_or() read whole longs */
+	fs->alloc_map_longs = DIV_ROUND_UP(fs->alloc_map_bytes, sizeof(long));
+	longs = fs->alloc_map_longs * sizeof(long);
 	fs->alloc_committed = kvzalloc(longs, GFP_KERNEL);
 	fs->alloc_working = kvzalloc(longs, GFP_KERNEL);
 	fs->alloc_busy = kvzalloc(longs, GFP_KERNEL);
-	if (!fs->alloc_committed || !fs->alloc_working || !fs->alloc_busy) {
+	fs->alloc_written = kvzalloc(longs, GFP_KERNEL);
+	if (!fs->alloc_committed || !fs->alloc_working || !fs->alloc_busy ||
+	    !fs->alloc_written) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -363,9 +467,11 @@ void twig_alloc_destroy(struct twig_fs_info *fs)
 	kvfree(fs->alloc_committed);
 	kvfree(fs->alloc_working);
 	kvfree(fs->alloc_busy);
+	kvfree(fs->alloc_written);
 	fs->alloc_committed = NULL;
 	fs->alloc_working = NULL;
 	fs->alloc_busy = NULL;
+	fs->alloc_written = NULL;
 }
 
 /* ---- inode numbers ---- */

@@ -109,6 +109,16 @@ static size_t twig_bio_add_buf(struct bio *bio, void *buf, size_t len)
 	return done;
 }
 
+/* Every synchronous bio of twigfs: a wait under a handle is counted. */
+int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio)
+{
+	u64 start = twig_io_wait_start();
+	int ret = submit_bio_wait(bio);
+
+	twig_io_wait_end(fs, start);
+	return ret;
+}
+
 static int twig_bdev_rw(struct twig_fs_info *fs, u64 bytenr, void *buf,
 			size_t len, blk_opf_t opf)
 {
@@ -121,7 +131,7 @@ static int twig_bdev_rw(struct twig_fs_info *fs, u64 bytenr, void *buf,
 
 		bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
 		n = twig_bio_add_buf(bio, buf, len);
-		ret = submit_bio_wait(bio);
+		ret = twig_submit_bio_wait(fs, bio);
 		bio_put(bio);
 		if (ret)
 			return ret;
@@ -492,6 +502,7 @@ int twig_write_dirty_ebs(struct twig_fs_info *fs)
 	struct blk_plug plug;
 	struct twig_eb *eb, *tmp;
 	LIST_HEAD(list);
+	u64 wait_start;
 	int ret = 0;
 
 	spin_lock(&fs->dirty_lock);
@@ -517,8 +528,10 @@ int twig_write_dirty_ebs(struct twig_fs_info *fs)
 		}
 	}
 	blk_finish_plug(&plug);
+	wait_start = twig_io_wait_start();
 	if (!atomic_dec_and_test(&ctx.pending))
 		wait_for_completion_io(&ctx.done);
+	twig_io_wait_end(fs, wait_start);
 	if (!ret)
 		ret = READ_ONCE(ctx.err);
 

@@ -5,12 +5,21 @@
  * Writes land in the page cache; each dirty page holds a reservation of one
  * sector (PagePrivate) so that write(2) sees ENOSPC instead of losing data
  * at writeback.  Writeback copies every run of contiguous dirty pages (at
- * most TWIG_VFS_MAX_EXTENT bytes) to newly allocated sectors, waits for the
- * write, then, in one transaction handle, replaces the EXTENT_DATA items of
- * that range and frees the sectors they owned (pinned until the commit).
- * An extent item thus never names data that is not on the disk yet, and a
- * commit never waits for data I/O.  Files of at most TWIG_MAX_INLINE bytes
- * keep their data inline in the tree instead, as btrfs does.
+ * most TWIG_VFS_MAX_EXTENT bytes) to newly allocated sectors and waits for
+ * the write with no handle open; only then does one transaction handle
+ * replace the EXTENT_DATA items of that range and free the sectors they
+ * owned (pinned until the commit).  An extent item thus never names data
+ * that is not on the disk yet, and a commit never waits for data I/O.
+ *
+ * A commit may run between the allocation and the handle.  The run is
+ * then pending in the allocator (twig_alloc_data(), see alloc.c): used in
+ * memory, but left out of the bitmap that commit writes, so a power cut
+ * finds neither the extent nor leaked sectors; twig_data_alloc_owned(),
+ * under the handle that inserts the item, hands the run to that handle's
+ * transaction, whose commit writes item and bits together.  A failed write
+ * or swap drops the run (free at once: no commit recorded it).  Files of at
+ * most TWIG_MAX_INLINE bytes keep their data inline in the tree instead, as
+ * btrfs does; converting them follows the same order.
  *
  * EXTENT_DATA items of one file change only under its extent_mutex.  Lock
  * order: page lock, then extent_mutex, then tree locks (inside the core).
@@ -180,7 +189,7 @@ static int twig_bio_page(struct twig_fs_info *fs, u64 bytenr,
 	bio = bio_alloc(fs->bdev, 1, opf, GFP_NOFS);
 	bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
 	__bio_add_page(bio, page, PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = twig_submit_bio_wait(fs, bio);
 	bio_put(bio);
 	return ret;
 }
@@ -443,14 +452,20 @@ int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 	return 0;
 }
 
-/* Turn an inline extent into a one-sector regular extent. */
-static int twig_convert_inline_locked(struct twig_trans *trans,
-				      struct inode *inode)
+/*
+ * Turning an inline extent into a one-sector regular extent takes two
+ * steps, so that the data write happens outside any handle: this one,
+ * under extent_mutex (which keeps the inline extent as it is until the
+ * second), copies the inline bytes to a newly allocated sector; then
+ * twig_inline_swap(), in a handle, replaces the items.  Returns 1 with @da
+ * written, 0 if there is no inline extent, or an error.
+ */
+static int twig_inline_to_sector(struct inode *inode,
+				 struct twig_data_alloc *da)
 {
-	struct twig_fs_info *fs = trans->fs;
+	struct twig_fs_info *fs = twig_isb(inode);
 	struct page *page;
 	void *kaddr;
-	u64 disk;
 	int len;
 	int ret;
 
@@ -461,43 +476,62 @@ static int twig_convert_inline_locked(struct twig_trans *trans,
 	len = twig_read_inline(inode, kaddr, PAGE_SIZE);
 	kunmap_local(kaddr);
 	if (len <= 0) {
+		if (!len)
+			TWIG_I(inode)->maybe_inline = false;
 		ret = len;
 		goto out;
 	}
-	ret = twig_alloc_data(fs, trans, PAGE_SIZE, &disk);
+	ret = twig_alloc_data(fs, PAGE_SIZE, da);
 	if (ret)
 		goto out;
-	ret = twig_bio_page(fs, disk, page, REQ_OP_WRITE);
-	if (!ret)
-		ret = twig_drop_extents(trans, inode, 0, PAGE_SIZE);
-	if (!ret)
-		ret = twig_insert_reg(trans, inode, 0, trans->transid, disk,
-				      PAGE_SIZE);
-	if (ret) {
-		twig_free_data(fs, trans, disk, PAGE_SIZE);
-		goto out;
-	}
-	twig_set_nbytes(inode, TWIG_I(inode)->nbytes + PAGE_SIZE);
+	ret = twig_bio_page(fs, da->bytenr, page, REQ_OP_WRITE);
+	if (ret)
+		twig_data_alloc_drop(fs, da);
+	else
+		ret = 1;
 out:
-	if (!ret)
-		TWIG_I(inode)->maybe_inline = false;
 	__free_page(page);
 	return ret;
+}
+
+/* The second step: @da replaces the inline extent; dropped on failure. */
+static int twig_inline_swap(struct twig_trans *trans, struct inode *inode,
+			    struct twig_data_alloc *da)
+{
+	int ret;
+
+	ret = twig_drop_extents(trans, inode, 0, PAGE_SIZE);
+	if (!ret)
+		ret = twig_insert_reg(trans, inode, 0, trans->transid,
+				      da->bytenr, PAGE_SIZE);
+	if (ret) {
+		twig_data_alloc_drop(trans->fs, da);
+		return ret;
+	}
+	twig_data_alloc_owned(trans, da);
+	twig_set_nbytes(inode, TWIG_I(inode)->nbytes + PAGE_SIZE);
+	TWIG_I(inode)->maybe_inline = false;
+	return 0;
 }
 
 int twig_convert_inline(struct inode *inode)
 {
 	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_data_alloc da;
 	struct twig_trans *trans;
 	int ret;
 
 	mutex_lock(&ti->extent_mutex);
+	ret = twig_inline_to_sector(inode, &da);
+	if (ret <= 0)
+		goto out;
 	trans = twig_start_transaction(twig_isb(inode), 4);
 	if (IS_ERR(trans)) {
+		twig_data_alloc_drop(twig_isb(inode), &da);
 		ret = PTR_ERR(trans);
 		goto out;
 	}
-	ret = twig_convert_inline_locked(trans, inode);
+	ret = twig_inline_swap(trans, inode, &da);
 	if (!ret)
 		ret = twig_update_inode(trans, inode);
 	twig_end_transaction(trans);
@@ -605,61 +639,80 @@ struct twig_wb {
 	int nr;
 };
 
-/* Write @nr pages starting at @pages[0] (contiguous) as one new extent. */
+/*
+ * Write @nr pages starting at @pages[0] (contiguous) as one new extent:
+ * allocate and write the sectors with no handle open, then take a handle
+ * only to swap the extent items (see alloc.c for why a commit in between
+ * loses nothing and leaks nothing).
+ */
 static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 {
 	struct twig_inode_info *ti = TWIG_I(inode);
 	struct twig_fs_info *fs = twig_isb(inode);
 	u64 pos = (u64)pages[0]->index << PAGE_SHIFT;
 	u64 bytes = (u64)nr << PAGE_SHIFT;
+	struct twig_data_alloc data, inline_data;
 	struct twig_trans *trans;
+	bool converting = false;
 	struct bio *bio;
-	u64 disk;
 	int ret, err, i;
 
-	mutex_lock(&ti->extent_mutex);
-	trans = twig_start_transaction(fs, 8);
-	if (IS_ERR(trans)) {
-		ret = PTR_ERR(trans);
-		goto out_unlock;
-	}
-	ret = twig_alloc_data(fs, trans, bytes, &disk);
+	ret = twig_alloc_data(fs, bytes, &data);
 	if (ret == -ENOSPC && nr > 1) {
 		/* no contiguous run that long: write it in halves */
-		twig_end_transaction(trans);
-		mutex_unlock(&ti->extent_mutex);
 		ret = twig_write_run(inode, pages, nr / 2);
 		err = twig_write_run(inode, pages + nr / 2, nr - nr / 2);
 		return ret ? ret : err;
 	}
 	if (ret)
-		goto out_end;
+		return ret;
 
 	bio = bio_alloc(fs->bdev, nr, REQ_OP_WRITE, GFP_NOFS);
-	bio->bi_iter.bi_sector = disk >> SECTOR_SHIFT;
+	bio->bi_iter.bi_sector = data.bytenr >> SECTOR_SHIFT;
 	for (i = 0; i < nr; i++)
 		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = twig_submit_bio_wait(fs, bio);
 	bio_put(bio);
+	if (ret) {
+		twig_data_alloc_drop(fs, &data);
+		return ret;
+	}
 
-	if (!ret && ti->maybe_inline && pos > 0)
-		ret = twig_convert_inline_locked(trans, inode);
+	mutex_lock(&ti->extent_mutex);
+	if (ti->maybe_inline && pos > 0) {
+		ret = twig_inline_to_sector(inode, &inline_data);
+		if (ret < 0)
+			goto out_drop;
+		converting = ret;
+	}
+	trans = twig_start_transaction(fs, 8);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out_drop;
+	}
+	ret = converting ? twig_inline_swap(trans, inode, &inline_data) : 0;
 	if (!ret)
 		ret = twig_drop_extents(trans, inode, pos, pos + bytes);
 	if (!ret)
-		ret = twig_insert_reg(trans, inode, pos, trans->transid, disk,
-				      bytes);
+		ret = twig_insert_reg(trans, inode, pos, trans->transid,
+				      data.bytenr, bytes);
 	if (ret) {
-		twig_free_data(fs, trans, disk, bytes);
+		twig_data_alloc_drop(fs, &data);
 	} else {
+		twig_data_alloc_owned(trans, &data);
 		twig_set_nbytes(inode, ti->nbytes + bytes);
 		if (pos == 0)
 			ti->maybe_inline = false;
 		ret = twig_update_inode(trans, inode);
 	}
-out_end:
 	twig_end_transaction(trans);
-out_unlock:
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+
+out_drop:
+	if (converting)
+		twig_data_alloc_drop(fs, &inline_data);
+	twig_data_alloc_drop(fs, &data);
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
 }
@@ -971,6 +1024,7 @@ int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	struct inode *inode = file_inode(file);
 	int ret;
 
+	twig_stat_add(twig_isb(inode), TWIG_CS_FSYNCS, 1);
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret)
 		return ret;

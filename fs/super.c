@@ -14,7 +14,6 @@
 #include <linux/seq_file.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
-#include <linux/writeback.h>
 #include <asm/unaligned.h>
 #include "vfs.h"
 #include "locking.h"
@@ -155,43 +154,6 @@ static int twig_check_super(struct fs_context *fc, struct super_block *sb,
 	return 0;
 }
 
-/* Data reservations: dirty page cache that will need sectors at writeback. */
-static u64 twig_data_limit(struct twig_fs_info *fs)
-{
-	u64 total = fs->total_bytes;
-	u64 slack = max_t(u64, TWIG_META_SLACK_MIN, total >> 6);
-
-	return total > slack ? total - slack : 0;
-}
-
-int twig_reserve_data(struct twig_fs_info *fs, u64 bytes)
-{
-	int tries;
-
-	for (tries = 0; tries < 2; tries++) {
-		u64 reserved = atomic64_add_return(bytes, &fs->data_reserved);
-
-		if (twig_bytes_used(fs) + reserved <= twig_data_limit(fs))
-			return 0;
-		atomic64_sub(bytes, &fs->data_reserved);
-		if (tries)
-			break;
-		/*
-		 * Freed sectors come back only when the commit that freed
-		 * them is on disk, and reserved pages only when written.
-		 */
-		try_to_writeback_inodes_sb(fs->sb, WB_REASON_FS_FREE_SPACE);
-		if (twig_commit_transaction(fs))
-			break;
-	}
-	return -ENOSPC;
-}
-
-void twig_release_data(struct twig_fs_info *fs, u64 bytes)
-{
-	atomic64_sub(bytes, &fs->data_reserved);
-}
-
 static int twig_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct super_block *sb = dentry->d_sb;
@@ -324,6 +286,41 @@ static ssize_t lock_stats_reset_store(struct twig_fs_info *fs,
 	return len;
 }
 
+static const char *const twig_commit_stat_names[TWIG_CS_NR] = {
+	[TWIG_CS_COMMITS]		= "commits",
+	[TWIG_CS_COMMIT_NS]		= "commit_ns",
+	[TWIG_CS_COMMIT_MAX_NS]		= "commit_max_ns",
+	[TWIG_CS_FSYNCS]		= "fsyncs",
+	[TWIG_CS_LOG_SYNCS]		= "log_syncs",
+	[TWIG_CS_LOG_FALLBACKS]		= "log_fallbacks",
+	[TWIG_CS_HANDLES]		= "handles",
+	[TWIG_CS_JOIN_WAIT_NS]		= "join_wait_ns",
+	[TWIG_CS_HANDLE_IO_WAIT_NS]	= "handle_io_wait_ns",
+};
+
+static ssize_t commit_stats_show(struct twig_fs_info *fs, char *buf)
+{
+	int len = 0;
+	int i;
+
+	for (i = 0; i < TWIG_CS_NR; i++)
+		len += sysfs_emit_at(buf, len, "%s %lld\n",
+				     twig_commit_stat_names[i],
+				     atomic64_read(&fs->commit_stats[i]));
+	return len;
+}
+
+/* Racy against concurrent updates by design: reset between runs. */
+static ssize_t commit_stats_reset_store(struct twig_fs_info *fs,
+					const char *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < TWIG_CS_NR; i++)
+		atomic64_set(&fs->commit_stats[i], 0);
+	return len;
+}
+
 #define TWIG_ATTR(_name, _mode, _show, _store)				\
 	static struct twig_attr twig_attr_##_name = {			\
 		.attr = { .name = __stringify(_name), .mode = _mode },	\
@@ -334,12 +331,16 @@ TWIG_ATTR(lock, 0444, lock_show, NULL);
 TWIG_ATTR(commit, 0644, commit_show, commit_store);
 TWIG_ATTR(lock_stats, 0444, lock_stats_show, NULL);
 TWIG_ATTR(lock_stats_reset, 0200, NULL, lock_stats_reset_store);
+TWIG_ATTR(commit_stats, 0444, commit_stats_show, NULL);
+TWIG_ATTR(commit_stats_reset, 0200, NULL, commit_stats_reset_store);
 
 static struct attribute *twig_attrs[] = {
 	&twig_attr_lock.attr,
 	&twig_attr_commit.attr,
 	&twig_attr_lock_stats.attr,
 	&twig_attr_lock_stats_reset.attr,
+	&twig_attr_commit_stats.attr,
+	&twig_attr_commit_stats_reset.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(twig);

@@ -54,9 +54,12 @@ static bool twig_no_writers(struct twig_fs_info *fs)
 
 static void twig_join(struct twig_fs_info *fs, struct twig_trans *trans)
 {
+	u64 wait_start = 0;
+
 	spin_lock(&fs->trans_lock);
 	while (fs->commit_blocked) {
 		spin_unlock(&fs->trans_lock);
+		wait_start = wait_start ?: ktime_get_ns();
 		wait_event(fs->join_wait, !READ_ONCE(fs->commit_blocked));
 		spin_lock(&fs->trans_lock);
 	}
@@ -65,6 +68,9 @@ static void twig_join(struct twig_fs_info *fs, struct twig_trans *trans)
 	fs->num_writers++;
 	trans->transid = fs->running_transid;
 	spin_unlock(&fs->trans_lock);
+	if (wait_start)
+		twig_stat_add(fs, TWIG_CS_JOIN_WAIT_NS,
+			      ktime_get_ns() - wait_start);
 }
 
 static void twig_leave(struct twig_trans *trans)
@@ -124,6 +130,8 @@ static struct twig_trans *twig_start(struct twig_fs_info *fs,
 		kfree(trans);
 		return ERR_PTR(ret);
 	}
+	twig_stat_add(fs, TWIG_CS_HANDLES, 1);
+	twig_trans_mark_task(trans);
 	return trans;
 }
 
@@ -144,6 +152,7 @@ EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction_reserved);
 
 void twig_end_transaction(struct twig_trans *trans)
 {
+	twig_trans_unmark_task(trans);
 	twig_leave(trans);
 	kfree(trans);
 }
@@ -199,7 +208,7 @@ static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
  */
 static int twig_commit(struct twig_fs_info *fs, bool wait)
 {
-	u64 transid;
+	u64 transid, start;
 	int ret;
 
 	if (wait)
@@ -220,6 +229,7 @@ static int twig_commit(struct twig_fs_info *fs, bool wait)
 		return wait ? 0 : -EAGAIN;
 	}
 
+	start = ktime_get_ns();
 	wait_event(fs->writer_wait, twig_no_writers(fs));
 	ret = twig_commit_write(fs, transid);
 
@@ -230,6 +240,7 @@ static int twig_commit(struct twig_fs_info *fs, bool wait)
 	fs->commit_blocked = false;
 	spin_unlock(&fs->trans_lock);
 	wake_up_all(&fs->join_wait);
+	twig_commit_stats_done(fs, ktime_get_ns() - start);
 	mutex_unlock(&fs->commit_mutex);
 	return ret;
 }

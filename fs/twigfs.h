@@ -19,8 +19,11 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/shrinker.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -95,6 +98,24 @@ struct twig_lock_stats {
 
 struct twig_lock_ops;
 
+/*
+ * Where the time of the transactions goes, per mount: fs->commit_stats[],
+ * shown by /sys/fs/twigfs/<dev>/commit_stats in this order (super.c names
+ * them).  Times are nanoseconds, summed over every event.
+ */
+enum twig_commit_stat {
+	TWIG_CS_COMMITS,		/* commits of a running transaction */
+	TWIG_CS_COMMIT_NS,		/* from blocking joiners to letting them in */
+	TWIG_CS_COMMIT_MAX_NS,
+	TWIG_CS_FSYNCS,			/* fsync(2)/fdatasync(2) calls */
+	TWIG_CS_LOG_SYNCS,		/* fsyncs done through a log tree */
+	TWIG_CS_LOG_FALLBACKS,		/* fsyncs the log could not express */
+	TWIG_CS_HANDLES,		/* transaction handles started */
+	TWIG_CS_JOIN_WAIT_NS,		/* handles waiting for a commit to end */
+	TWIG_CS_HANDLE_IO_WAIT_NS,	/* a handle open across a bio wait */
+	TWIG_CS_NR,
+};
+
 /* fs->flags */
 enum {
 	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
@@ -152,6 +173,7 @@ struct twig_fs_info {
 	wait_queue_head_t writer_wait;	/* the commit, for num_writers == 0 */
 	spinlock_t dirty_lock;
 	struct list_head dirty_list;	/* dirty ebs of the running trans */
+	atomic64_t commit_stats[TWIG_CS_NR];	/* enum twig_commit_stat */
 
 	/* Allocator (alloc.c), under @alloc_lock. */
 	spinlock_t alloc_lock;
@@ -159,12 +181,16 @@ struct twig_fs_info {
 	void *alloc_committed;		/* as on disk at the last commit */
 	void *alloc_working;		/* with the running trans' changes */
 	void *alloc_busy;		/* committed | working: not free */
+	void *alloc_written;		/* the copy the commit writes */
 	size_t alloc_map_bytes;		/* bytes with bits (csum covers them) */
+	size_t alloc_map_longs;		/* longs allocated for each bitmap */
 	u64 alloc_nbits;		/* sectors on the device */
 	u64 alloc_hint_meta;		/* next sector to try, tree blocks */
 	u64 alloc_hint_data;		/* next sector to try, data */
 	u64 free_sectors;		/* clear in both bitmaps */
 	u64 pinned_sectors;		/* set in committed, clear in working */
+	struct list_head data_pending;	/* struct twig_data_alloc.list */
+	u64 pending_sectors;		/* their sectors, set in working */
 	u64 meta_reserved;		/* bytes promised to open handles */
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
@@ -176,6 +202,8 @@ struct twig_fs_info {
 	struct delayed_work commit_work;
 	struct kobject kobj;		/* /sys/fs/twigfs/<dev>/ */
 	struct completion kobj_unregister;
+
+	/* Data reservations (space.c) */
 	atomic64_t data_reserved;	/* bytes of dirty data not yet allocated */
 };
 
@@ -195,7 +223,82 @@ struct twig_trans {
 	u64 transid;
 	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
 	bool use_reserve;	/* may dip into fs->global_reserve */
+	bool task_marked;	/* current->journal_info points here */
+	unsigned int nofs_flags;	/* memalloc_nofs_save(), if marked */
 };
+
+/*
+ * Data sectors allocated outside a transaction for a write in flight, not
+ * named by any extent item yet (twig_alloc_data() in alloc.c).  A commit
+ * leaves them out of the bitmap it writes until twig_data_alloc_owned()
+ * says the transaction holds their extent item.
+ */
+struct twig_data_alloc {
+	struct list_head list;	/* fs->data_pending, under alloc_lock */
+	u64 bytenr;
+	u64 bytes;		/* whole sectors */
+};
+
+/* ---- commit statistics ---- */
+
+static inline void twig_stat_add(struct twig_fs_info *fs,
+				 enum twig_commit_stat s, u64 v)
+{
+	atomic64_add(v, &fs->commit_stats[s]);
+}
+
+/* A commit ended after @ns (under commit_mutex, so max needs no cmpxchg). */
+static inline void twig_commit_stats_done(struct twig_fs_info *fs, u64 ns)
+{
+	twig_stat_add(fs, TWIG_CS_COMMITS, 1);
+	twig_stat_add(fs, TWIG_CS_COMMIT_NS, ns);
+	if (ns > atomic64_read(&fs->commit_stats[TWIG_CS_COMMIT_MAX_NS]))
+		atomic64_set(&fs->commit_stats[TWIG_CS_COMMIT_MAX_NS], ns);
+}
+
+/*
+ * The task opening a handle points current->journal_info at it, as ext4
+ * and btrfs do, so that a bio wait can tell it holds a commit back.  Only
+ * the outermost handle does, and only when the field is free: no other
+ * filesystem's handle can be open in a task that reaches twigfs I/O (they
+ * all keep page faults and fs reclaim out of their handles, as twigfs
+ * does), but if one were, its wait would be counted, never dereferenced.
+ *
+ * The same scope is a memalloc_nofs_save() one, as XFS's transactions
+ * are: with journal_info set, reclaim entering a filesystem (ext4's and
+ * btrfs's evict paths read journal_info as their own handle, and twigfs's
+ * own would join or wait for a commit) must not happen, even from a
+ * GFP_KERNEL allocation made inside a handle.
+ */
+static inline void twig_trans_mark_task(struct twig_trans *trans)
+{
+	if (!current->journal_info) {
+		current->journal_info = trans;
+		trans->nofs_flags = memalloc_nofs_save();
+		trans->task_marked = true;
+	}
+}
+
+static inline void twig_trans_unmark_task(struct twig_trans *trans)
+{
+	if (trans->task_marked) {
+		memalloc_nofs_restore(trans->nofs_flags);
+		current->journal_info = NULL;
+	}
+}
+
+/* Around a bio wait: the clock if the task holds a handle, else 0. */
+static inline u64 twig_io_wait_start(void)
+{
+	return current->journal_info ? ktime_get_ns() : 0;
+}
+
+static inline void twig_io_wait_end(struct twig_fs_info *fs, u64 start)
+{
+	if (start)
+		twig_stat_add(fs, TWIG_CS_HANDLE_IO_WAIT_NS,
+			      ktime_get_ns() - start);
+}
 
 /* Path from the root to a leaf; see twig_search_slot() in ctree.c. */
 enum {
@@ -345,6 +448,7 @@ int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len);
 int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags);
 int twig_dev_flush(struct twig_fs_info *fs);
+int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio);
 void twig_memdev_free(struct twig_fs_info *fs);
 int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
@@ -405,11 +509,15 @@ int twig_alloc_init(struct twig_fs_info *fs);
 void twig_alloc_destroy(struct twig_fs_info *fs);
 int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr);
 int twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);
-int twig_alloc_data(struct twig_fs_info *fs, struct twig_trans *trans,
-		    u64 bytes, u64 *bytenr);
+int twig_alloc_data(struct twig_fs_info *fs, u64 bytes,
+		    struct twig_data_alloc *da);
+void twig_data_alloc_owned(struct twig_trans *trans,
+			   struct twig_data_alloc *da);
+void twig_data_alloc_drop(struct twig_fs_info *fs, struct twig_data_alloc *da);
 int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		   u64 bytenr, u64 bytes);
 u64 twig_bytes_used(struct twig_fs_info *fs);
+u64 twig_bytes_allocated(struct twig_fs_info *fs);
 u64 twig_bytes_free(struct twig_fs_info *fs);
 u64 twig_bytes_avail(struct twig_fs_info *fs);
 int twig_reserve_meta(struct twig_trans *trans, unsigned int items);

@@ -19,9 +19,6 @@
  */
 #define TWIG_VFS_MAX_EXTENT	TWIG_MAX_EXTENT
 
-/* Room kept free for tree blocks when reserving space for dirty data. */
-#define TWIG_META_SLACK_MIN	(8ULL * 1024 * 1024)
-
 struct twig_inode_info {
 	struct inode vfs_inode;
 	/* serialises changes to this file's EXTENT_DATA items and nbytes */
@@ -54,7 +51,7 @@ struct twig_map {
 
 enum { TWIG_MAP_HOLE, TWIG_MAP_REG, TWIG_MAP_INLINE };
 
-/* super.c */
+/* space.c */
 int twig_reserve_data(struct twig_fs_info *fs, u64 bytes);
 void twig_release_data(struct twig_fs_info *fs, u64 bytes);
 

@@ -800,12 +800,16 @@ static void tk_objectid_limit(struct kunit *test)
 static void tk_free_unallocated(struct kunit *test)
 {
 	struct twig_fs_info *fs = tk_fs(test);
+	struct twig_data_alloc da;
 	struct twig_trans *trans;
 	u64 free, disk;
 
 	trans = twig_start_transaction(fs, 1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(trans));
-	KUNIT_ASSERT_EQ(test, twig_alloc_data(fs, trans, 8192, &disk), 0);
+	KUNIT_ASSERT_EQ(test, twig_alloc_data(fs, 8192, &da), 0);
+	/* as if an extent item named it */
+	twig_data_alloc_owned(trans, &da);
+	disk = da.bytenr;
 	free = twig_bytes_free(fs);
 	/* one allocated sector and one free one */
 	KUNIT_EXPECT_EQ(test, twig_free_data(fs, trans, disk + 4096, 8192),
