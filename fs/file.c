@@ -489,6 +489,8 @@ int twig_convert_inline(struct inode *inode)
 	ret = twig_convert_inline_locked(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, inode);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 out:
 	mutex_unlock(&ti->extent_mutex);
@@ -532,6 +534,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 	struct twig_fs_info *fs = twig_isb(inode);
 	struct twig_trans *trans;
 	u64 old_size = i_size_read(inode);
+	bool changed = false;
 	int ret;
 
 	if (new_size > old_size) {
@@ -546,8 +549,10 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 
 	truncate_setsize(inode, new_size);
 	ret = twig_zero_tail(inode, new_size);
-	if (ret)
+	if (ret) {
+		i_size_write(inode, old_size);	/* as below: nothing changed */
 		return ret;
+	}
 
 	mutex_lock(&ti->extent_mutex);
 	do {
@@ -581,8 +586,18 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 			if (err)
 				ret = err;
 		}
+		if (ret && ret != -EAGAIN)
+			twig_abort_transaction(trans, ret);
+		changed |= trans->dirty;
 		twig_end_transaction(trans);
 	} while (ret == -EAGAIN);
+	/*
+	 * Failed before any item changed: the tree still has old_size, and
+	 * a later inode update must not write the new one over extents that
+	 * are still there.
+	 */
+	if (ret && !changed)
+		i_size_write(inode, old_size);
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
 }
@@ -628,7 +643,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 	bio->bi_iter.bi_sector = disk >> SECTOR_SHIFT;
 	for (i = 0; i < nr; i++)
 		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = twig_should_fail(fs) ? -EIO : submit_bio_wait(bio);
 	bio_put(bio);
 
 	if (!ret && ti->maybe_inline && pos > 0)
@@ -639,6 +654,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 		ret = twig_insert_reg(trans, inode, pos, trans->transid, disk,
 				      bytes);
 	if (ret) {
+		/* undoes the allocation; what drop_extents did, the abort */
 		twig_free_data(fs, trans, disk, bytes);
 	} else {
 		twig_set_nbytes(inode, ti->nbytes + bytes);
@@ -647,6 +663,8 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 		ret = twig_update_inode(trans, inode);
 	}
 out_end:
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 out_unlock:
 	mutex_unlock(&ti->extent_mutex);
@@ -694,6 +712,8 @@ static int twig_write_inline_page(struct inode *inode, struct page *page,
 	kunmap_local(kaddr);
 	if (!ret)
 		ret = twig_update_inode(trans, inode);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 out:
 	mutex_unlock(&ti->extent_mutex);
