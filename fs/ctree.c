@@ -836,6 +836,9 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 	/* aborted: handles still open must not change the tree any more */
 	if (cow && test_bit(TWIG_FS_ERROR, &fs->flags))
 		return -EROFS;
+	/* as if the memory for a step of the operation were not there */
+	if (twig_should_fail(fs))
+		return -ENOMEM;
 	/*
 	 * btrfs write-locks two levels for deletes; here a delete starts like
 	 * an insert (the leaf and its parent) and restarts with more only if

@@ -220,9 +220,10 @@ EXPORT_SYMBOL_IF_KUNIT(__twig_abort_transaction);
 /*
  * Fault injection for tests: writing N to /sys/fs/twigfs/<dev>/fail_after
  * makes the N-th call from then on return true.  The callers are the
- * places an error must be survivable: tree-block allocation (-ENOMEM),
- * tree-block reads (-EIO), data writes (-EIO) and the commit's superblock
- * write (-EIO).
+ * places an error must be survivable: tree searches and tree-block
+ * allocation (-ENOMEM), tree-block reads (-EIO), data writes (-EIO) and
+ * the commit's superblock write (-EIO).  A search is one step of an
+ * operation, so k = 1, 2, ... fails each step in turn.
  */
 bool twig_should_fail(struct twig_fs_info *fs)
 {
