@@ -286,6 +286,8 @@ static struct twig_eb *twig_alloc_block(struct twig_trans *trans, int level,
 	u64 bytenr;
 	int ret;
 
+	if (twig_should_fail(fs))
+		return ERR_PTR(-ENOMEM);
 	ret = twig_alloc_tree_block(trans, &bytenr);
 	if (ret)
 		return ERR_PTR(ret);
@@ -296,7 +298,7 @@ static struct twig_eb *twig_alloc_block(struct twig_trans *trans, int level,
 	}
 	twig_eb_header(eb)->generation = cpu_to_le64(trans->transid);
 	twig_tree_lock_nested(eb, nest);
-	twig_mark_buffer_dirty(trans, eb);
+	twig_eb_mark_dirty(eb);		/* no item changed: trans->dirty stays */
 	return eb;
 }
 
@@ -831,6 +833,12 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 
 	if (WARN_ON_ONCE(cow && !trans) || WARN_ON_ONCE(!cow && ins_len))
 		return -EINVAL;
+	/* aborted: handles still open must not change the tree any more */
+	if (cow && test_bit(TWIG_FS_ERROR, &fs->flags))
+		return -EROFS;
+	/* as if the memory for a step of the operation were not there */
+	if (twig_should_fail(fs))
+		return -ENOMEM;
 	/*
 	 * btrfs write-locks two levels for deletes; here a delete starts like
 	 * an insert (the leaf and its parent) and restarts with more only if

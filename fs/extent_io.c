@@ -295,7 +295,10 @@ static int twig_read_and_verify(struct twig_eb *eb, u64 parent_transid)
 	struct twig_fs_info *fs = eb->fs;
 	int ret;
 
-	ret = twig_dev_read(fs, eb->start, eb->data, eb->len);
+	if (twig_should_fail(fs))
+		ret = -EIO;
+	else
+		ret = twig_dev_read(fs, eb->start, eb->data, eb->len);
 	if (ret) {
 		twig_eb_err(fs, eb->start, "read error %d", ret);
 		return ret;
@@ -420,16 +423,11 @@ void twig_eb_forget(struct twig_eb *eb)
 	twig_cache_remove(eb);
 }
 
-/*
- * Every eb changed in a transaction was CoW'd into it, so this is mostly
- * already set; it stays the rule for callers that change items in place.
- */
-void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb)
+/* Put a block of the running transaction on the list the commit writes. */
+void twig_eb_mark_dirty(struct twig_eb *eb)
 {
 	struct twig_fs_info *fs = eb->fs;
 
-	WARN_ON_ONCE(twig_header_generation(eb) != trans->transid);
-	twig_assert_tree_locked(eb);
 	if (test_bit(TWIG_EB_DIRTY, &eb->bflags))
 		return;
 	spin_lock(&fs->dirty_lock);
@@ -438,6 +436,19 @@ void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb)
 		list_add_tail(&eb->dirty_list, &fs->dirty_list);
 	}
 	spin_unlock(&fs->dirty_lock);
+}
+
+/*
+ * Items of @eb changed.  Every eb changed in a transaction was CoW'd into
+ * it, so it is mostly on the dirty list already; the call also marks the
+ * handle as one an error must abort (twig_abort_transaction()).
+ */
+void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb)
+{
+	WARN_ON_ONCE(twig_header_generation(eb) != trans->transid);
+	twig_assert_tree_locked(eb);
+	trans->dirty = true;
+	twig_eb_mark_dirty(eb);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_mark_buffer_dirty);
 

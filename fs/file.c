@@ -534,6 +534,8 @@ int twig_convert_inline(struct inode *inode)
 	ret = twig_inline_swap(trans, inode, &da);
 	if (!ret)
 		ret = twig_update_inode(trans, inode);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 out:
 	mutex_unlock(&ti->extent_mutex);
@@ -577,6 +579,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 	struct twig_fs_info *fs = twig_isb(inode);
 	struct twig_trans *trans;
 	u64 old_size = i_size_read(inode);
+	bool changed = false;
 	int ret;
 
 	if (new_size > old_size) {
@@ -591,8 +594,10 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 
 	truncate_setsize(inode, new_size);
 	ret = twig_zero_tail(inode, new_size);
-	if (ret)
+	if (ret) {
+		i_size_write(inode, old_size);	/* as below: nothing changed */
 		return ret;
+	}
 
 	mutex_lock(&ti->extent_mutex);
 	do {
@@ -626,8 +631,18 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 			if (err)
 				ret = err;
 		}
+		if (ret && ret != -EAGAIN)
+			twig_abort_transaction(trans, ret);
+		changed |= trans->dirty;
 		twig_end_transaction(trans);
 	} while (ret == -EAGAIN);
+	/*
+	 * Failed before any item changed: the tree still has old_size, and
+	 * a later inode update must not write the new one over extents that
+	 * are still there.
+	 */
+	if (ret && !changed)
+		i_size_write(inode, old_size);
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
 }
@@ -671,7 +686,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 	bio->bi_iter.bi_sector = data.bytenr >> SECTOR_SHIFT;
 	for (i = 0; i < nr; i++)
 		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
-	ret = twig_submit_bio_wait(fs, bio);
+	ret = twig_should_fail(fs) ? -EIO : twig_submit_bio_wait(fs, bio);
 	bio_put(bio);
 	if (ret) {
 		twig_data_alloc_drop(fs, &data);
@@ -697,6 +712,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 		ret = twig_insert_reg(trans, inode, pos, trans->transid,
 				      data.bytenr, bytes);
 	if (ret) {
+		/* undoes the allocation; what the swap or drop_extents did, the abort */
 		twig_data_alloc_drop(fs, &data);
 	} else {
 		twig_data_alloc_owned(trans, &data);
@@ -705,6 +721,8 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 			ti->maybe_inline = false;
 		ret = twig_update_inode(trans, inode);
 	}
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
@@ -758,6 +776,8 @@ static int twig_write_inline_page(struct inode *inode, struct page *page,
 	kunmap_local(kaddr);
 	if (!ret)
 		ret = twig_update_inode(trans, inode);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 out:
 	mutex_unlock(&ti->extent_mutex);

@@ -26,6 +26,7 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 {
 	struct twig_inode_info *ti;
 
+	/* new_inode() inside a handle: its memalloc_nofs_save() makes it NOFS */
 	ti = alloc_inode_sb(sb, twig_inode_cachep, GFP_KERNEL);
 	if (!ti)
 		return NULL;
@@ -300,6 +301,8 @@ int twig_update_inode(struct twig_trans *trans, struct inode *inode)
 	if (ret == -EUCLEAN)
 		pr_err("twigfs: %s: inode %lu: inode item missing or short\n",
 		       inode->i_sb->s_id, inode->i_ino);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	return ret;
 }
 
@@ -354,6 +357,7 @@ struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
 	key.offset = 0;
 	ret = twig_insert_item(trans, fs, &key, &ii, sizeof(ii));
 	if (ret) {
+		twig_abort_transaction(trans, ret);
 		/* no item: eviction must not try to delete one */
 		make_bad_inode(inode);
 		discard_new_inode(inode);
@@ -370,7 +374,8 @@ void twig_dirty_inode(struct inode *inode, int flags)
 
 	if (!(flags & (I_DIRTY_SYNC | I_DIRTY_DATASYNC)))
 		return;
-	if (is_bad_inode(inode) || test_bit(TWIG_FS_RDONLY, &fs->flags))
+	if (is_bad_inode(inode) || test_bit(TWIG_FS_RDONLY, &fs->flags) ||
+	    test_bit(TWIG_FS_ERROR, &fs->flags))
 		return;
 	trans = twig_start_transaction(fs, 1);
 	if (IS_ERR(trans)) {
@@ -408,6 +413,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 	struct twig_key found;
 	struct twig_trans *trans;
 	struct twig_path *path;
+	u64 disk, disk_len = 0;
 	int ret = 0;
 	int n;
 
@@ -457,30 +463,36 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 				ret = 0;	/* more to delete */
 				break;
 			}
+			disk = 0;
 			if (found.type == TWIG_EXTENT_DATA_KEY) {
 				struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
 
 				if (twig_item_size(leaf, slot) >= sizeof(*fe) &&
-				    fe->type == TWIG_FILE_EXTENT_REG &&
-				    fe->disk_bytenr)
-					twig_free_data(fs, trans,
-						       le64_to_cpu(fe->disk_bytenr),
-						       le64_to_cpu(fe->disk_num_bytes));
+				    fe->type == TWIG_FILE_EXTENT_REG) {
+					disk = le64_to_cpu(fe->disk_bytenr);
+					disk_len = le64_to_cpu(fe->disk_num_bytes);
+				}
 			}
+			/* free only what the tree no longer names */
 			ret = twig_del_item(trans, fs, path);
 			twig_release_path(path);
 			if (ret)
 				break;
+			if (disk)
+				twig_free_data(fs, trans, disk, disk_len);
 			n++;
 			key.type = 0;
 			key.offset = 0;
 		}
+		if (ret == 1)
+			ret = twig_orphan_del(trans, ino) ?: 1;
+		if (ret < 0)
+			twig_abort_transaction(trans, ret);
+		twig_end_transaction(trans);
 		if (ret == 1) {
-			ret = twig_orphan_del(trans, ino);
-			twig_end_transaction(trans);
+			ret = 0;
 			break;
 		}
-		twig_end_transaction(trans);
 		if (ret)
 			break;
 	}
@@ -495,7 +507,8 @@ void twig_evict_inode(struct inode *inode)
 
 	truncate_inode_pages_final(&inode->i_data);
 	if (!inode->i_nlink && !is_bad_inode(inode) &&
-	    !test_bit(TWIG_FS_RDONLY, &fs->flags)) {
+	    !test_bit(TWIG_FS_RDONLY, &fs->flags) &&
+	    !test_bit(TWIG_FS_ERROR, &fs->flags)) {
 		ret = twig_delete_inode_items(fs, inode->i_ino);
 		if (ret)
 			pr_err("twigfs: %s: inode %lu: cannot delete items: %d\n",

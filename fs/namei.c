@@ -241,37 +241,39 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 	de.transid = cpu_to_le64(trans->transid);
 	de.name_len = cpu_to_le16(name->len);
 	de.type = twig_ftype(inode->i_mode);
-
-	key.objectid = dir->i_ino;
-	key.type = TWIG_DIR_ITEM_KEY;
-	key.offset = twig_name_hash(name->name, name->len);
-	ret = twig_append_record(trans, &key, &de, sizeof(de), name->name,
-				 name->len, true);
-	if (ret)
-		return ret;
-
+	/* before the first item changes: ENOMEM here needs no abort */
 	buf = kmalloc(sizeof(de) + name->len, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf, &de, sizeof(de));
 	memcpy(buf + sizeof(de), name->name, name->len);
-	key.type = TWIG_DIR_INDEX_KEY;
-	key.offset = index;
-	ret = twig_insert_item(trans, trans->fs, &key, buf,
-			       sizeof(de) + name->len);
-	kfree(buf);
-	if (ret)
-		return ret;
 
-	ref.index = cpu_to_le64(index);
-	ref.name_len = cpu_to_le16(name->len);
-	key.objectid = inode->i_ino;
-	key.type = TWIG_INODE_REF_KEY;
-	key.offset = dir->i_ino;
-	ret = twig_append_record(trans, &key, &ref, sizeof(ref), name->name,
-				 name->len, false);
-	if (ret)
+	/* a failure after the DIR_ITEM would leave it dangling: abort */
+	key.objectid = dir->i_ino;
+	key.type = TWIG_DIR_ITEM_KEY;
+	key.offset = twig_name_hash(name->name, name->len);
+	ret = twig_append_record(trans, &key, &de, sizeof(de), name->name,
+				 name->len, true);
+	if (!ret) {
+		key.type = TWIG_DIR_INDEX_KEY;
+		key.offset = index;
+		ret = twig_insert_item(trans, trans->fs, &key, buf,
+				       sizeof(de) + name->len);
+	}
+	kfree(buf);
+	if (!ret) {
+		ref.index = cpu_to_le64(index);
+		ref.name_len = cpu_to_le16(name->len);
+		key.objectid = inode->i_ino;
+		key.type = TWIG_INODE_REF_KEY;
+		key.offset = dir->i_ino;
+		ret = twig_append_record(trans, &key, &ref, sizeof(ref),
+					 name->name, name->len, false);
+	}
+	if (ret) {
+		twig_abort_transaction(trans, ret);
 		return ret;
+	}
 
 	tdir->next_index = index + 1;
 	i_size_write(dir, i_size_read(dir) + 2 * name->len);
@@ -314,6 +316,8 @@ out:
 	if (ret == -EUCLEAN)
 		pr_err("twigfs: %s: directory %lu: items of '%.*s' missing\n",
 		       dir->i_sb->s_id, dir->i_ino, name->len, name->name);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	return ret;
 }
 
@@ -382,6 +386,8 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 	if (ret) {
 		clear_nlink(inode);

@@ -45,16 +45,16 @@ int twig_orphan_add(struct twig_trans *trans, struct inode *inode)
 }
 
 /*
- * A name removal that failed with @err after twig_orphan_add(): while the
- * inode still has links its name may be intact, so take the item out
- * again (best effort: the failed handle may be half applied already, and
- * a mount drops an orphan item whose inode has links, with a warning).
+ * A name removal that failed with @err after twig_orphan_add(): the
+ * handle is half applied (at least the orphan item is in), so it aborts
+ * and nothing of it is committed; if the insert itself failed, nothing
+ * changed and the abort does nothing.
  */
 void twig_orphan_undo(struct twig_trans *trans, struct inode *inode,
 		      bool added, int err)
 {
-	if (added && err && inode->i_nlink)
-		twig_orphan_del(trans, inode->i_ino);
+	if (added && err)
+		twig_abort_transaction(trans, err);
 }
 
 /* Called in the handle that deleted the last item of @ino. */
@@ -111,6 +111,8 @@ static int twig_orphan_drop(struct twig_fs_info *fs, u64 ino)
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	ret = twig_orphan_del(trans, ino);
+	if (ret)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 	return ret;
 }

@@ -274,6 +274,27 @@ static ssize_t commit_store(struct twig_fs_info *fs, const char *buf,
 	return len;
 }
 
+/* Fault injection for tests: see twig_should_fail(); 0 disarms. */
+static ssize_t fail_after_show(struct twig_fs_info *fs, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", max(atomic_read(&fs->fail_after), 0));
+}
+
+static ssize_t fail_after_store(struct twig_fs_info *fs, const char *buf,
+				size_t len)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(buf, 10, &n);
+	if (ret)
+		return ret;
+	if (n > INT_MAX)
+		return -EINVAL;
+	atomic_set(&fs->fail_after, n);
+	return len;
+}
+
 static ssize_t lock_stats_show(struct twig_fs_info *fs, char *buf)
 {
 	return twig_lock_stats_show(fs, buf);
@@ -333,6 +354,7 @@ TWIG_ATTR(lock_stats, 0444, lock_stats_show, NULL);
 TWIG_ATTR(lock_stats_reset, 0200, NULL, lock_stats_reset_store);
 TWIG_ATTR(commit_stats, 0444, commit_stats_show, NULL);
 TWIG_ATTR(commit_stats_reset, 0200, NULL, commit_stats_reset_store);
+TWIG_ATTR(fail_after, 0644, fail_after_show, fail_after_store);
 
 static struct attribute *twig_attrs[] = {
 	&twig_attr_lock.attr,
@@ -341,6 +363,7 @@ static struct attribute *twig_attrs[] = {
 	&twig_attr_lock_stats_reset.attr,
 	&twig_attr_commit_stats.attr,
 	&twig_attr_commit_stats_reset.attr,
+	&twig_attr_fail_after.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(twig);
@@ -538,6 +561,11 @@ static int twig_reconfigure(struct fs_context *fc)
 	    strcmp(ctx->lock, fs->lock_ops->name) != 0)
 		return invalfc(fc, "lock=%s: cannot change lock=%s on remount",
 			       ctx->lock, fs->lock_ops->name);
+	/* as btrfs: the tree in memory is half changed, the disk is older */
+	if (!(fc->sb_flags & SB_RDONLY) && test_bit(TWIG_FS_ERROR, &fs->flags))
+		return invalfc(fc,
+			       "%s: remounting read-write after an error is not allowed; unmount and mount again",
+			       sb->s_id);
 	sync_filesystem(sb);
 	if (fc->sb_flags & SB_RDONLY)
 		set_bit(TWIG_FS_RDONLY, &fs->flags);

@@ -35,8 +35,42 @@
  * end, never across tree work.  A task must not call
  * twig_commit_transaction() while it holds a handle (the commit would wait
  * for it forever).
+ *
+ * Every allocation inside a handle is GFP_NOFS: twig_start() enters a
+ * memalloc_nofs_save() scope that twig_end_transaction() leaves, so
+ * reclaim never re-enters twigfs (an eviction would start a transaction
+ * that waits for a commit that waits for us).
+ *
+ * Abort and the error state
+ * =========================
+ *
+ * An operation changes several items in one handle.  If a step fails after
+ * the handle changed an item (trans->dirty: set when an item is inserted,
+ * deleted or changed in place, not by CoW copies or splits, which keep the
+ * same items), the tree in memory is half changed and must never reach the
+ * disk.  The code that sees the error calls twig_abort_transaction(trans,
+ * err), as btrfs does; that sets TWIG_FS_ERROR and SB_RDONLY and logs one
+ * line with the function and errno.  From then on:
+ *   - no commit writes anything (twig_commit_transaction() returns -EIO),
+ *     so the disk keeps the last committed tree: a crash, or a power cut,
+ *     finds it consistent;
+ *   - new handles get -EROFS, and handles already open get -EROFS from
+ *     their next modifying search; the VFS refuses writes (SB_RDONLY);
+ *   - reads, lookups and statfs use the tree in memory, as it was left;
+ *   - unmount drops the dirty blocks unwritten; a remount read-write is
+ *     refused (super.c), a fresh mount reads the last commit.
+ * A failed commit write takes the same state (__twig_fs_error()).  A
+ * handle that changed nothing just fails its operation; the transaction
+ * goes on.
+ *
+ * Reservations are worst cases, so ENOSPC from a tree-block allocation
+ * inside a handle means the accounting is wrong: an abort like any other
+ * error.  A reservation that does not fit first waits for a commit (space
+ * comes back when the other handles end and when what the transaction
+ * freed is unpinned), then tries once more.
  */
 #include <linux/blkdev.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -86,48 +120,51 @@ static void twig_leave(struct twig_trans *trans)
 		wake_up(&fs->writer_wait);
 }
 
-static int twig_commit(struct twig_fs_info *fs, bool wait);
-
 static struct twig_trans *twig_start(struct twig_fs_info *fs,
 				     unsigned int items, bool use_reserve)
 {
 	struct twig_trans *trans;
 	bool committed = false;
+	unsigned int nofs;
 	int ret;
 
 	if (test_bit(TWIG_FS_RDONLY, &fs->flags) ||
 	    test_bit(TWIG_FS_ERROR, &fs->flags))
 		return ERR_PTR(-EROFS);
+	nofs = memalloc_nofs_save();
 	trans = kzalloc(sizeof(*trans), GFP_NOFS);
-	if (!trans)
+	if (!trans) {
+		memalloc_nofs_restore(nofs);
 		return ERR_PTR(-ENOMEM);
+	}
 	trans->fs = fs;
 	trans->use_reserve = use_reserve;
+	trans->nofs_flags = nofs;
 	for (;;) {
 		twig_join(fs, trans);
 		ret = twig_reserve_meta(trans, items);
-		if (ret != -ENOSPC || committed ||
-		    !READ_ONCE(fs->pinned_sectors))
+		/* a task inside another handle would wait for itself */
+		if (ret != -ENOSPC || committed || current->journal_info)
 			break;
 		/*
-		 * Space freed by the running transaction comes back at commit.
-		 * Only commit if nobody else is in the transaction: our caller
-		 * may hold VFS locks a writer is waiting for, and a commit
-		 * waits for writers.
+		 * Other handles' reservations come back when they end, space
+		 * the transaction freed when it commits: wait for the commit.
+		 * That is safe without a handle: a handle holder never waits
+		 * for what is taken before a handle (VFS and page locks,
+		 * extent_mutex), so the commit's wait for writers ends.
 		 */
 		twig_leave(trans);
 		trans->transid = 0;
-		ret = twig_commit(fs, false);
-		if (ret) {
-			ret = ret == -EAGAIN ? -ENOSPC : ret;
+		ret = twig_commit_transaction(fs);
+		if (ret)
 			break;
-		}
 		committed = true;
 	}
 	if (ret) {
 		if (trans->transid)
 			twig_leave(trans);
 		kfree(trans);
+		memalloc_nofs_restore(nofs);
 		return ERR_PTR(ret);
 	}
 	twig_stat_add(fs, TWIG_CS_HANDLES, 1);
@@ -152,11 +189,61 @@ EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction_reserved);
 
 void twig_end_transaction(struct twig_trans *trans)
 {
+	unsigned int nofs = trans->nofs_flags;
+
 	twig_trans_unmark_task(trans);
 	twig_leave(trans);
 	kfree(trans);
+	memalloc_nofs_restore(nofs);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_end_transaction);
+
+static const char *twig_fs_id(struct twig_fs_info *fs)
+{
+	return fs->sb ? fs->sb->s_id : "memdev";
+}
+
+/*
+ * Enter the error state (see the top of this file); only the first error
+ * is logged.  @func and @line name where it was seen.
+ */
+void __twig_fs_error(struct twig_fs_info *fs, const char *func,
+		     unsigned int line, u64 transid, int err)
+{
+	if (test_and_set_bit(TWIG_FS_ERROR, &fs->flags))
+		return;
+	/* as btrfs_handle_fs_error(): the VFS refuses writers from now on */
+	if (fs->sb)
+		fs->sb->s_flags |= SB_RDONLY;
+	pr_err("twigfs (%s): %s:%u: transaction %llu aborted (error %d); the filesystem is read-only\n",
+	       twig_fs_id(fs), func, line, transid, err);
+}
+
+void __twig_abort_transaction(struct twig_trans *trans, const char *func,
+			      unsigned int line, int err)
+{
+	if (trans->dirty && err)
+		__twig_fs_error(trans->fs, func, line, trans->transid, err);
+}
+EXPORT_SYMBOL_IF_KUNIT(__twig_abort_transaction);
+
+/*
+ * Fault injection for tests: writing N to /sys/fs/twigfs/<dev>/fail_after
+ * makes the N-th call from then on return true.  The callers are the
+ * places an error must be survivable: tree searches and tree-block
+ * allocation (-ENOMEM), tree-block reads (-EIO), data writes (-EIO) and
+ * the commit's superblock write (-EIO).  A search is one step of an
+ * operation, so k = 1, 2, ... fails each step in turn.
+ */
+bool twig_should_fail(struct twig_fs_info *fs)
+{
+	if (likely(atomic_read(&fs->fail_after) <= 0) ||
+	    !atomic_dec_and_test(&fs->fail_after))
+		return false;
+	pr_info("twigfs (%s): fail_after: failing %pS\n", twig_fs_id(fs),
+		__builtin_return_address(0));
+	return true;
+}
 
 static int twig_write_super(struct twig_fs_info *fs, u64 transid, u8 copy,
 			    u32 alloc_csum)
@@ -189,12 +276,12 @@ static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
 	ret = twig_write_dirty_ebs(fs);
 	if (!ret)
 		ret = twig_alloc_write(fs, &copy, &alloc_csum);
+	if (!ret && twig_should_fail(fs))
+		ret = -EIO;
 	if (!ret)
 		ret = twig_write_super(fs, transid, copy, alloc_csum);
 	if (ret) {
-		set_bit(TWIG_FS_ERROR, &fs->flags);
-		pr_err("twigfs (%s): commit of transaction %llu failed (%d); refusing further changes\n",
-		       fs->sb ? fs->sb->s_id : "memdev", transid, ret);
+		__twig_fs_error(fs, __func__, __LINE__, transid, ret);
 		return ret;
 	}
 	twig_alloc_committed(fs);
@@ -202,53 +289,46 @@ static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
 }
 
 /*
- * Commit the running transaction, if any.  With @wait false, commit only
- * if no handle is open (-EAGAIN otherwise), so the caller never waits for
- * other writers.
+ * Commit the running transaction, if any.  Never call with a handle held.
+ * After an abort nothing is written: -EIO.
  */
-static int twig_commit(struct twig_fs_info *fs, bool wait)
+int twig_commit_transaction(struct twig_fs_info *fs)
 {
 	u64 transid, start;
 	int ret;
 
-	if (wait)
-		mutex_lock(&fs->commit_mutex);
-	else if (!mutex_trylock(&fs->commit_mutex))
-		return -EAGAIN;
+	mutex_lock(&fs->commit_mutex);
 	spin_lock(&fs->trans_lock);
 	transid = fs->running_transid;
-	if (!wait && fs->num_writers)
+	if (test_bit(TWIG_FS_ERROR, &fs->flags))
 		transid = 0;
 	if (transid)
 		fs->commit_blocked = true;
 	spin_unlock(&fs->trans_lock);
 	if (!transid) {
 		mutex_unlock(&fs->commit_mutex);
-		if (test_bit(TWIG_FS_ERROR, &fs->flags))
-			return -EIO;
-		return wait ? 0 : -EAGAIN;
+		return test_bit(TWIG_FS_ERROR, &fs->flags) ? -EIO : 0;
 	}
 
 	start = ktime_get_ns();
 	wait_event(fs->writer_wait, twig_no_writers(fs));
-	ret = twig_commit_write(fs, transid);
+	/* a handle that was still open may have aborted the transaction */
+	if (test_bit(TWIG_FS_ERROR, &fs->flags))
+		ret = -EIO;
+	else
+		ret = twig_commit_write(fs, transid);
 
 	spin_lock(&fs->trans_lock);
-	if (!ret)
+	if (!ret) {
 		fs->generation = transid;
-	fs->running_transid = 0;
+		fs->running_transid = 0;
+	}
 	fs->commit_blocked = false;
 	spin_unlock(&fs->trans_lock);
 	wake_up_all(&fs->join_wait);
 	twig_commit_stats_done(fs, ktime_get_ns() - start);
 	mutex_unlock(&fs->commit_mutex);
 	return ret;
-}
-
-/* Commit the running transaction, if any.  Never call with a handle held. */
-int twig_commit_transaction(struct twig_fs_info *fs)
-{
-	return twig_commit(fs, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_commit_transaction);
 

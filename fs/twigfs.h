@@ -119,7 +119,7 @@ enum twig_commit_stat {
 /* fs->flags */
 enum {
 	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
-	TWIG_FS_ERROR,		/* a commit failed: refuse new transactions */
+	TWIG_FS_ERROR,		/* aborted (transaction.c): never commit again */
 	TWIG_FS_RDONLY,		/* mounted read-only: no transactions */
 	/*
 	 * KUnit tests of the tree core, whose items hold test patterns: the
@@ -194,6 +194,7 @@ struct twig_fs_info {
 	u64 meta_reserved;		/* bytes promised to open handles */
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
+	atomic_t fail_after;		/* sysfs fail_after: twig_should_fail() */
 
 	atomic64_t next_objectid;
 
@@ -224,7 +225,13 @@ struct twig_trans {
 	u64 reserved;		/* bytes of fs->meta_reserved this handle holds */
 	bool use_reserve;	/* may dip into fs->global_reserve */
 	bool task_marked;	/* current->journal_info points here */
-	unsigned int nofs_flags;	/* memalloc_nofs_save(), if marked */
+	/*
+	 * An item was inserted, deleted or changed: from here an error leaves
+	 * the operation half done and must abort (CoW copies and splits
+	 * alone leave the same items, so they do not count).
+	 */
+	bool dirty;
+	unsigned int nofs_flags;	/* memalloc_nofs_save() at the start */
 };
 
 /*
@@ -264,27 +271,25 @@ static inline void twig_commit_stats_done(struct twig_fs_info *fs, u64 ns)
  * all keep page faults and fs reclaim out of their handles, as twigfs
  * does), but if one were, its wait would be counted, never dereferenced.
  *
- * The same scope is a memalloc_nofs_save() one, as XFS's transactions
- * are: with journal_info set, reclaim entering a filesystem (ext4's and
- * btrfs's evict paths read journal_info as their own handle, and twigfs's
- * own would join or wait for a commit) must not happen, even from a
- * GFP_KERNEL allocation made inside a handle.
+ * Every handle is also a memalloc_nofs_save() scope (twig_start() to
+ * twig_end_transaction()), as XFS's transactions are: with journal_info
+ * set, reclaim entering a filesystem (ext4's and btrfs's evict paths read
+ * journal_info as their own handle, and twigfs's own would join or wait
+ * for a commit) must not happen, even from a GFP_KERNEL allocation made
+ * inside a handle.
  */
 static inline void twig_trans_mark_task(struct twig_trans *trans)
 {
 	if (!current->journal_info) {
 		current->journal_info = trans;
-		trans->nofs_flags = memalloc_nofs_save();
 		trans->task_marked = true;
 	}
 }
 
 static inline void twig_trans_unmark_task(struct twig_trans *trans)
 {
-	if (trans->task_marked) {
-		memalloc_nofs_restore(trans->nofs_flags);
+	if (trans->task_marked)
 		current->journal_info = NULL;
-	}
 }
 
 /* Around a bio wait: the clock if the task holds a handle, else 0. */
@@ -459,6 +464,7 @@ void twig_eb_get(struct twig_eb *eb);
 void twig_eb_put(struct twig_eb *eb);
 void twig_eb_forget(struct twig_eb *eb);
 void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb);
+void twig_eb_mark_dirty(struct twig_eb *eb);
 int twig_write_dirty_ebs(struct twig_fs_info *fs);
 
 /* ---- tree-checker.c ---- */
@@ -503,6 +509,21 @@ struct twig_trans *twig_start_transaction_reserved(struct twig_fs_info *fs,
 						   unsigned int items);
 void twig_end_transaction(struct twig_trans *trans);
 int twig_commit_transaction(struct twig_fs_info *fs);
+void __twig_abort_transaction(struct twig_trans *trans, const char *func,
+			      unsigned int line, int err);
+void __twig_fs_error(struct twig_fs_info *fs, const char *func,
+		     unsigned int line, u64 transid, int err);
+bool twig_should_fail(struct twig_fs_info *fs);
+
+/*
+ * @trans failed with @err.  If it changed an item the operation is half
+ * done: the running transaction must never commit, and the filesystem
+ * turns read-only (one line in the log names @func and @err).  A handle
+ * that changed nothing just fails its operation.  Call it where the error
+ * is seen, like btrfs_abort_transaction(); later calls do nothing.
+ */
+#define twig_abort_transaction(trans, err)				\
+	__twig_abort_transaction((trans), __func__, __LINE__, (err))
 
 /* ---- alloc.c ---- */
 int twig_alloc_init(struct twig_fs_info *fs);

@@ -1044,7 +1044,13 @@ static void check_bitmap(struct fsck *f)
 
 static int open_fs(struct fsck *f)
 {
-	f->fd = open(f->path, O_RDONLY);
+	/* nothing is written, so a mounted device is checked, with a warning */
+	f->fd = open(f->path, O_RDONLY | O_EXCL);
+	if (f->fd < 0 && errno == EBUSY) {
+		fprintf(stderr, PROG ": warning: %s is mounted or in use; the kernel may change it during the check\n",
+			f->path);
+		f->fd = open(f->path, O_RDONLY);
+	}
 	if (f->fd < 0) {
 		fprintf(stderr, PROG ": cannot open %s: %s\n", f->path, strerror(errno));
 		return -1;

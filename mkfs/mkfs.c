@@ -167,6 +167,21 @@ static const char *probe_fs(const uint8_t *buf)
 }
 
 /*
+ * Open the target with O_EXCL: the kernel refuses that with EBUSY on a
+ * block device that is mounted or otherwise claimed, whatever -f says.
+ * (On an existing regular file O_EXCL without O_CREAT changes nothing.)
+ */
+static int open_target(const struct opts *o, int flags)
+{
+	int fd = open(o->path, flags | O_EXCL, 0644);
+
+	if (fd < 0 && errno == EBUSY)
+		die("%s is mounted or in use by the system; will not make a filesystem here!",
+		    o->path);
+	return fd;
+}
+
+/*
  * Decide the filesystem size from -b and the target; refuse anything that
  * would need a write to find out.  Returns true if the target exists.
  */
@@ -190,7 +205,7 @@ static bool check_target(const struct opts *o, uint64_t *total, bool *had_ext)
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		die("%s is not a regular file or block device", o->path);
-	fd = open(o->path, O_RDONLY);
+	fd = open_target(o, O_RDONLY);
 	if (fd < 0)
 		die("cannot open %s: %s", o->path, strerror(errno));
 	if (twig_device_size(fd, &devsize))
@@ -338,7 +353,8 @@ static void write_fs(const struct opts *o, const struct layout *l,
 	if (!sb || !zero)
 		die("out of memory");
 	build_super(o, l, map, sb);
-	fd = open(o->path, O_WRONLY | (existed ? 0 : O_CREAT | O_EXCL), 0644);
+	/* O_EXCL again: the device may have been mounted since the probe */
+	fd = open_target(o, O_WRONLY | (existed ? 0 : O_CREAT));
 	if (fd < 0)
 		die("cannot open %s for writing: %s", o->path, strerror(errno));
 	if (twig_device_size(fd, &devsize))
