@@ -351,7 +351,8 @@ if [ -n "$wcfg" ]; then
 fi
 if [ "$sized" = auto ]; then
 	sized=$CREATE_PROBE
-	say "bench: could not size the create runs; using $sized files per job"
+	grep -q ' \(create\|fsmark\)-' /tmp/allruns &&
+		say "bench: could not size the create runs; using $sized files per job"
 fi
 NFILES=$sized
 echo "nfiles $NFILES" >>"$R/guest-info.txt"
