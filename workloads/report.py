@@ -834,15 +834,15 @@ def plot(data, workload, outdir, sides):
     return png
 
 
-def lock_wait_share(run):
+def lock_wait_share(run, clients):
     """Share of the clients' time spent waiting for twigfs tree locks: the
     wait_ns of every level and mode over clients x run seconds (None
-    without counters or a duration)."""
+    without counters or a duration).  @clients counts a run without @N."""
     st = run.get("twigfs_stats") or {}
     wait = sum(v for k, v in st.items() if LEVEL_KEY.match(k) and k.endswith("_wait_ns")
                and not k.endswith("max_wait_ns"))
     secs = run.get("seconds")
-    n = run.get("clients") or 50
+    n = run.get("clients") or clients
     if not st or not secs:
         return None
     return wait / (secs * 1e9 * n)
@@ -862,7 +862,8 @@ def sweep_points(data, base, config):
     for x in sorted(by_x):
         rs = by_x[x]
         m, _, lo, hi = mean_ci([r["value"] for r in rs])
-        shares = [v for v in (lock_wait_share(r) for r in rs) if v is not None]
+        clients = num(data["host"].get("clients")) or 50
+        shares = [v for v in (lock_wait_share(r, clients) for r in rs) if v is not None]
         out.append((x, m, lo, hi, mean(shares) if shares else None))
     return out
 
