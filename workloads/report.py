@@ -848,6 +848,95 @@ def lock_wait_share(run, clients):
     return wait / (secs * 1e9 * n)
 
 
+LEVELS = ("root", "internal", "leaf")
+
+
+def time_shares(run, clients):
+    """Where a twigfs run's time went, as shares: tree-lock wait per level
+    and join wait over the clients' time (clients x run seconds), commit
+    time over wall time; plus fsyncs per commit and the handle I/O wait.
+    None for a run without commit_stats (a reference filesystem, or an
+    older module)."""
+    st = run.get("twigfs_stats") or {}
+    secs = run.get("seconds")
+    n = run.get("clients") or clients
+    if "commits" not in st or not secs or not n:
+        return None
+    client_ns = secs * 1e9 * n
+    out = {}
+    for lvl in LEVELS:
+        out[lvl] = sum(st.get("%s_%s_wait_ns" % (lvl, m), 0.0)
+                       for m in ("read", "write")) / client_ns
+    out["join"] = st.get("join_wait_ns", 0.0) / client_ns
+    out["commit"] = st.get("commit_ns", 0.0) / (secs * 1e9)
+    commits = st.get("commits", 0.0)
+    out["fsyncs_per_commit"] = st.get("fsyncs", 0.0) / commits if commits else None
+    out["log_syncs"] = st.get("log_syncs", 0.0)
+    out["log_fallbacks"] = st.get("log_fallbacks", 0.0)
+    out["handle_io_wait_ns"] = st.get("handle_io_wait_ns", 0.0)
+    return out
+
+
+def fmt_share(xs):
+    """Mean share in percent with its 95% interval."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "—"
+    m, _, lo, hi = mean_ci(xs)
+    if lo is None:
+        return "%.2g%%" % (100 * m)
+    return "%.2g%% [%.2g, %.2g]" % (100 * m, 100 * max(lo, 0.0), 100 * hi)
+
+
+def time_section(data, workload, side):
+    """The "where the time goes" table and the lab-fidelity checks of one
+    workload: is the workload bound on the tree locks or on the commit?"""
+    clients = num(data["host"].get("njobs" if wl_base(workload).startswith(("create", "fsmark"))
+                                   else "clients")) or 0
+    rows, problems = [], []
+    for c in configs_in(data):
+        shares = [time_shares(r, clients) for r in data["runs"]
+                  if r["config"] == c and r["workload"] == workload and r["side"] == side
+                  and r["status"] == "ok"]
+        shares = [s for s in shares if s]
+        if not shares:
+            continue
+        col = {k: [s[k] for s in shares] for k in shares[0]}
+        fpc = [x for x in col["fsyncs_per_commit"] if x is not None]
+        rows.append("| %s | %d | %s | %s | %s | %s | %s |" % (
+            c, len(shares), " | ".join(fmt_share(col[lvl]) for lvl in LEVELS),
+            fmt_share(col["join"]), fmt_share(col["commit"]),
+            fmt(mean(fpc)) if fpc else "—",
+            "%s / %s / %s" % (fmt_count(mean(col["log_syncs"])),
+                              fmt_count(mean(col["log_fallbacks"])),
+                              fmt_count(mean(col["handle_io_wait_ns"])))))
+        if wl_base(workload) == "dbench" or wl_base(workload).startswith("create"):
+            # a workload without fsync commits only on the timer
+            if fpc and 0 < mean(fpc) < 10:
+                problems.append("%s: %.3g fsyncs per commit (want >= 10)" % (c, mean(fpc)))
+            if mean(col["join"]) >= 0.10:
+                problems.append("%s: join wait %.2g%% of client time (want < 10%%)"
+                                % (c, 100 * mean(col["join"])))
+            if any(col["handle_io_wait_ns"]):
+                problems.append("%s: a handle waited for data I/O" % c)
+    if not rows:
+        return []
+    L = ["Where the time goes (twigfs commit_stats and lock_stats; tree-lock and join "
+         "wait as a share of the clients' time, clients x run seconds; commit as a share "
+         "of wall time; mean [95% CI]):", "",
+         "| configuration | n | root lock wait | internal lock wait | leaf lock wait "
+         "| join wait | commit | fsyncs per commit | log syncs / fallbacks / handle I/O wait ns |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"] + rows + [""]
+    if problems:
+        L += ["**Commit-bound.** This workload measures the transaction commit more than "
+              "the tree locks: " + "; ".join(problems) + ".", ""]
+    elif wl_base(workload) == "dbench" or wl_base(workload).startswith("create"):
+        L += ["**Not commit-bound.** Every configuration has >= 10 fsyncs per commit "
+              "(or no fsync), join wait under 10% of client time and no handle I/O "
+              "wait.", ""]
+    return L
+
+
 def sweep_points(data, base, config):
     """[(x, mean, lo, hi, mean lock-wait share)] of one configuration in a
     sweep over clients (workload@N) or vCPUs (one boot each)."""
@@ -1083,6 +1172,7 @@ def render(data, outdir, plots=True):
             t = stats_table(data, w, sides[0], field, collapse)
             if t:
                 L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
+        L += time_section(data, w, sides[0])
         L += profile_section(data, w)
     if verdicts:
         L += ["## Verdicts", ""] + ["- " + v for v in verdicts] + [""]

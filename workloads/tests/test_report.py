@@ -287,6 +287,35 @@ class Render(unittest.TestCase):
         self.assertRegex(text, r"^Shared read locks: rwsem/mutex-osq = 1 .*not distinguishable "
                          r"from noise; against mutex-nospin, .*rwsem/mutex-nospin = 2 .*rwsem is faster")
 
+    def test_where_the_time_goes(self):
+        data = synthetic()
+        for r in data["runs"]:
+            if r["workload"] != "dbench" or r["status"] != "ok":
+                continue
+            if r["config"] not in report.TWIG_CONFIGS:
+                r["twigfs_stats"] = {}
+                continue
+            # 10 s, 50 clients: 500 client-seconds; root read wait 5 s = 1%
+            r["seconds"] = 10.0
+            fsyncs = 100.0 if r["config"] == "spin512" else 2000.0
+            r["twigfs_stats"] = {"commits": 100.0, "fsyncs": fsyncs, "commit_ns": 2e9,
+                                 "join_wait_ns": 60e9 if r["config"] == "rwsem" else 0.0,
+                                 "root_read_wait_ns": 5e9, "leaf_write_wait_ns": 0.0,
+                                 "log_syncs": fsyncs - 100.0, "log_fallbacks": 1.0,
+                                 "handle_io_wait_ns": 0.0}
+        md = self.render(data)
+        self.assertIn("Where the time goes", md)
+        # root 1%, commit 2 s of 10 s = 20%, 20 fsyncs per commit
+        self.assertRegex(md, r"\| mutex-nospin \| 3 \| 1% \[1, 1\] \| 0% \[0, 0\] \| "
+                         r"0% \[0, 0\] \| 0% \[0, 0\] \| 20% \[20, 20\] \| 20 \| "
+                         r"1\.9k / 1 / 0 \|")
+        verdict = re.search(r"\*\*Commit-bound\.\*\*.*", md).group(0)
+        self.assertIn("spin512: 1 fsyncs per commit", verdict)
+        self.assertIn("rwsem: join wait 12% of client time", verdict)
+        self.assertNotIn("mutex-nospin", verdict)
+        # reference filesystems have no commit_stats: no row
+        self.assertNotRegex(md, r"\| ext4 \| 3 \| .*%")
+
     def test_csv_one_row_per_run(self):
         data = synthetic()
         self.render(data)
