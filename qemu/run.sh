@@ -84,7 +84,7 @@ fi
 for d in "${disks[@]}"; do
 	args+=(-drive "file=$d,format=raw,if=virtio,cache=none,aio=threads")
 done
-append="console=ttyS0 panic=-1 oops=panic loglevel=5 twig.job=$job"
+append="console=ttyS0 panic=-1 oops=panic loglevel=5 random.trust_cpu=on twig.job=$job"
 append+=" twig.mount=${MOUNT:-1}"
 [[ -n ${MOUNT_OPTS:-} ]] && append+=" twig.opts=$MOUNT_OPTS"
 args+=(-append "$append")
