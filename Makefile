@@ -1,12 +1,13 @@
 # twigfs: `make test` runs every test layer, `make bench` the main benchmark.
-# Variables (see README.md): FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
+# Variables (see README.md): KERNEL=6.1|6.12, KERNEL_SRC, SERIES,
+# FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
 # TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
 # (make fuzz), and the bench variables.
 
 SHELL := /bin/bash
 export FLAVOUR ?= default
 export TWIG_CACHE ?= $(HOME)/.cache/twigfs
-export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS
+export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
 	crafted fuzz bench aa profile compare clean

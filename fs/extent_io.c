@@ -562,8 +562,7 @@ int twig_write_dirty_ebs(struct twig_fs_info *fs)
 static unsigned long twig_eb_count(struct shrinker *s,
 				   struct shrink_control *sc)
 {
-	struct twig_fs_info *fs = container_of(s, struct twig_fs_info,
-					       eb_shrinker);
+	struct twig_fs_info *fs = twig_shrinker_private(s);
 
 	return max(atomic_long_read(&fs->eb_cached), 0L);
 }
@@ -576,8 +575,7 @@ static unsigned long twig_eb_count(struct shrinker *s,
 static unsigned long twig_eb_scan(struct shrinker *s,
 				  struct shrink_control *sc)
 {
-	struct twig_fs_info *fs = container_of(s, struct twig_fs_info,
-					       eb_shrinker);
+	struct twig_fs_info *fs = twig_shrinker_private(s);
 	XA_STATE(xas, &fs->eb_cache, fs->eb_shrink_cursor);
 	unsigned long scanned = 0, freed = 0;
 	struct twig_eb *eb;
@@ -601,19 +599,16 @@ static unsigned long twig_eb_scan(struct shrinker *s,
 
 int twig_eb_cache_init(struct twig_fs_info *fs)
 {
-	int ret;
+	char name[64];
 
 	xa_init(&fs->eb_cache);
 	atomic_long_set(&fs->eb_cached, 0);
 	spin_lock_init(&fs->dirty_lock);
 	INIT_LIST_HEAD(&fs->dirty_list);
-	fs->eb_shrinker.count_objects = twig_eb_count;
-	fs->eb_shrinker.scan_objects = twig_eb_scan;
-	fs->eb_shrinker.seeks = DEFAULT_SEEKS;
-	ret = register_shrinker(&fs->eb_shrinker, "twigfs-eb:%s",
-				twig_fs_name(fs));
-	fs->eb_shrinker_registered = !ret;
-	return ret;
+	snprintf(name, sizeof(name), "twigfs-eb:%s", twig_fs_name(fs));
+	fs->eb_shrinker = twig_shrinker_create(fs, name, twig_eb_count,
+					       twig_eb_scan);
+	return fs->eb_shrinker ? 0 : -ENOMEM;
 }
 
 /*
@@ -626,9 +621,9 @@ void twig_eb_cache_destroy(struct twig_fs_info *fs)
 	struct twig_eb *eb, *tmp;
 	unsigned long idx;
 
-	if (fs->eb_shrinker_registered)
-		unregister_shrinker(&fs->eb_shrinker);
-	fs->eb_shrinker_registered = false;
+	if (fs->eb_shrinker)
+		twig_shrinker_destroy(fs->eb_shrinker);
+	fs->eb_shrinker = NULL;
 	list_for_each_entry_safe(eb, tmp, &fs->dirty_list, dirty_list) {
 		list_del_init(&eb->dirty_list);
 		clear_bit(TWIG_EB_DIRTY, &eb->bflags);

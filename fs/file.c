@@ -237,8 +237,6 @@ static int twig_read_folio(struct file *file, struct folio *folio)
 	ret = twig_fill_page(folio->mapping->host, page);
 	if (!ret)
 		SetPageUptodate(page);
-	else
-		SetPageError(page);
 	unlock_page(page);
 	return ret;
 }
@@ -743,10 +741,8 @@ static int twig_flush_run(struct inode *inode, struct twig_wb *wb)
 		return 0;
 	ret = twig_write_run(inode, wb->pages, wb->nr);
 	for (i = 0; i < wb->nr; i++) {
-		if (ret) {
-			SetPageError(wb->pages[i]);
+		if (ret)
 			mapping_set_error(inode->i_mapping, ret);
-		}
 		end_page_writeback(wb->pages[i]);
 	}
 	if (ret)
@@ -792,8 +788,8 @@ static void twig_unreserve_page(struct inode *inode, struct page *page)
 	}
 }
 
-static int twig_writepage_cb(struct page *page, struct writeback_control *wbc,
-			     void *data)
+static int twig_write_one_page(struct page *page, struct writeback_control *wbc,
+			       void *data)
 {
 	struct inode *inode = page->mapping->host;
 	struct twig_wb *wb = data;
@@ -818,10 +814,8 @@ static int twig_writepage_cb(struct page *page, struct writeback_control *wbc,
 	if (page->index == 0 && isize <= TWIG_MAX_INLINE) {
 		set_page_writeback(page);
 		ret = twig_write_inline_page(inode, page, isize);
-		if (ret) {
-			SetPageError(page);
+		if (ret)
 			mapping_set_error(page->mapping, ret);
-		}
 		unlock_page(page);
 		end_page_writeback(page);
 		return 0;
@@ -830,6 +824,12 @@ static int twig_writepage_cb(struct page *page, struct writeback_control *wbc,
 	unlock_page(page);
 	wb->pages[wb->nr++] = page;
 	return 0;
+}
+
+static int twig_writepage_cb(struct twig_wbc_page *p,
+			     struct writeback_control *wbc, void *data)
+{
+	return twig_write_one_page(twig_wbc_to_page(p), wbc, data);
 }
 
 static int twig_writepages(struct address_space *mapping,
@@ -870,7 +870,7 @@ static int twig_writepage(struct page *page, struct writeback_control *wbc)
 	}
 	wb->nr = 0;
 	nofs = memalloc_nofs_save();
-	twig_writepage_cb(page, wbc, wb);
+	twig_write_one_page(page, wbc, wb);
 	twig_flush_run(page->mapping->host, wb);
 	memalloc_nofs_restore(nofs);
 	kfree(wb);
@@ -880,8 +880,8 @@ static int twig_writepage(struct page *page, struct writeback_control *wbc)
 /* ---- buffered writes ---- */
 
 static int twig_write_begin(struct file *file, struct address_space *mapping,
-			    loff_t pos, unsigned int len, struct page **pagep,
-			    void **fsdata)
+			    loff_t pos, unsigned int len,
+			    struct twig_write_page **pagep, void **fsdata)
 {
 	struct inode *inode = mapping->host;
 	struct twig_fs_info *fs = twig_isb(inode);
@@ -917,14 +917,15 @@ static int twig_write_begin(struct file *file, struct address_space *mapping,
 		}
 		SetPageUptodate(page);
 	}
-	*pagep = page;
+	*pagep = twig_page_to_write(page);
 	return 0;
 }
 
 static int twig_write_end(struct file *file, struct address_space *mapping,
 			  loff_t pos, unsigned int len, unsigned int copied,
-			  struct page *page, void *fsdata)
+			  struct twig_write_page *wpage, void *fsdata)
 {
+	struct page *page = twig_write_to_page(wpage);
 	struct inode *inode = mapping->host;
 	bool grew = false;
 
@@ -1122,7 +1123,7 @@ const struct file_operations twig_file_operations = {
 	.mmap		= twig_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= twig_fsync,
-	.splice_read	= generic_file_splice_read,
+	.splice_read	= filemap_splice_read,
 	.splice_write	= iter_file_splice_write,
 };
 

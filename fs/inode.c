@@ -55,8 +55,7 @@ int twig_inode_cache_init(void)
 {
 	twig_inode_cachep = kmem_cache_create("twig_inode_cache",
 					      sizeof(struct twig_inode_info), 0,
-					      SLAB_RECLAIM_ACCOUNT |
-					      SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
 					      twig_inode_init_once);
 	return twig_inode_cachep ? 0 : -ENOMEM;
 }
@@ -95,16 +94,18 @@ int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path)
 
 /* ---- INODE_ITEM <-> struct inode ---- */
 
-static void twig_get_time(struct timespec64 *ts, const struct twig_timespec *d)
+static struct timespec64 twig_get_time(const struct twig_timespec *d)
 {
-	ts->tv_sec = le64_to_cpu(d->sec);
-	ts->tv_nsec = le32_to_cpu(d->nsec);
+	return (struct timespec64){
+		.tv_sec = le64_to_cpu(d->sec),
+		.tv_nsec = le32_to_cpu(d->nsec),
+	};
 }
 
-static void twig_put_time(struct twig_timespec *d, const struct timespec64 *ts)
+static void twig_put_time(struct twig_timespec *d, struct timespec64 ts)
 {
-	d->sec = cpu_to_le64(ts->tv_sec);
-	d->nsec = cpu_to_le32(ts->tv_nsec);
+	d->sec = cpu_to_le64(ts.tv_sec);
+	d->nsec = cpu_to_le32(ts.tv_nsec);
 }
 
 /*
@@ -147,10 +148,10 @@ static void twig_fill_item(struct twig_inode_item *ii, struct inode *inode,
 	ii->mode = cpu_to_le32(inode->i_mode);
 	ii->rdev = cpu_to_le64(new_encode_dev(inode->i_rdev));
 	ii->flags = cpu_to_le64(ti->flags);
-	twig_put_time(&ii->atime, &inode->i_atime);
-	twig_put_time(&ii->ctime, &inode->i_ctime);
-	twig_put_time(&ii->mtime, &inode->i_mtime);
-	twig_put_time(&ii->otime, &ti->otime);
+	twig_put_time(&ii->atime, inode_get_atime(inode));
+	twig_put_time(&ii->ctime, inode_get_ctime(inode));
+	twig_put_time(&ii->mtime, inode_get_mtime(inode));
+	twig_put_time(&ii->otime, ti->otime);
 }
 
 static void twig_set_ops(struct inode *inode)
@@ -198,10 +199,10 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	i_gid_write(inode, le32_to_cpu(ii->gid));
 	inode->i_size = le64_to_cpu(ii->size);
 	inode->i_rdev = new_decode_dev(le64_to_cpu(ii->rdev));
-	twig_get_time(&inode->i_atime, &ii->atime);
-	twig_get_time(&inode->i_ctime, &ii->ctime);
-	twig_get_time(&inode->i_mtime, &ii->mtime);
-	twig_get_time(&ti->otime, &ii->otime);
+	inode_set_atime_to_ts(inode, twig_get_time(&ii->atime));
+	inode_set_ctime_to_ts(inode, twig_get_time(&ii->ctime));
+	inode_set_mtime_to_ts(inode, twig_get_time(&ii->mtime));
+	ti->otime = twig_get_time(&ii->otime);
 	ti->generation = le64_to_cpu(ii->generation);
 	ti->next_index = le64_to_cpu(ii->next_index);
 	if (S_ISDIR(mode) && ti->next_index < TWIG_FIRST_DIR_INDEX)
@@ -331,12 +332,9 @@ struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
 		return ERR_PTR(-ENOMEM);
 	ti = TWIG_I(inode);
 	inode->i_ino = ino;
-	inode_init_owner(&init_user_ns, inode, dir, mode);
+	inode_init_owner(TWIG_NOP_IDMAP, inode, dir, mode);
 	inode->i_rdev = rdev;
-	inode->i_mtime = current_time(inode);
-	inode->i_atime = inode->i_mtime;
-	inode->i_ctime = inode->i_mtime;
-	ti->otime = inode->i_mtime;
+	ti->otime = simple_inode_init_ts(inode);
 	ti->generation = trans->transid;
 	inode->i_generation = (u32)trans->transid;
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
@@ -517,7 +515,7 @@ void twig_evict_inode(struct inode *inode)
 	clear_inode(inode);
 }
 
-int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 		 struct iattr *attr)
 {
 	struct inode *inode = d_inode(dentry);
@@ -525,7 +523,7 @@ int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	struct twig_trans *trans;
 	int ret;
 
-	ret = setattr_prepare(&init_user_ns, dentry, attr);
+	ret = setattr_prepare(TWIG_NOP_IDMAP, dentry, attr);
 	if (ret)
 		return ret;
 	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode) &&
@@ -535,14 +533,14 @@ int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 * yet a size change is a data change: as btrfs_setsize().
 		 */
 		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
-			inode->i_mtime = current_time(inode);
-			inode->i_ctime = inode->i_mtime;
+			inode_set_mtime_to_ts(inode,
+					      inode_set_ctime_current(inode));
 		}
 		ret = twig_truncate_extents(inode, attr->ia_size);
 		if (ret)
 			return ret;
 	}
-	setattr_copy(&init_user_ns, inode, attr);
+	setattr_copy(TWIG_NOP_IDMAP, inode, attr);
 	trans = twig_start_transaction(fs, 1);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
@@ -551,7 +549,7 @@ int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	return ret;
 }
 
-int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
@@ -561,7 +559,7 @@ int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		stat->result_mask |= STATX_BTIME;
 		stat->btime = ti->otime;
 	}
-	generic_fillattr(&init_user_ns, inode, stat);
+	twig_generic_fillattr(request_mask, inode, stat);
 	stat->blksize = TWIG_SECTORSIZE;
 	return 0;
 }

@@ -277,8 +277,7 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 
 	tdir->next_index = index + 1;
 	i_size_write(dir, i_size_read(dir) + 2 * name->len);
-	dir->i_mtime = current_time(dir);
-	dir->i_ctime = dir->i_mtime;
+	inode_set_mtime_to_ts(dir, inode_set_ctime_current(dir));
 	return 0;
 }
 
@@ -310,8 +309,7 @@ static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
 	if (ret)
 		goto out;
 	i_size_write(dir, i_size_read(dir) - 2 * name->len);
-	dir->i_mtime = current_time(dir);
-	dir->i_ctime = dir->i_mtime;
+	inode_set_mtime_to_ts(dir, inode_set_ctime_current(dir));
 out:
 	if (ret == -EUCLEAN)
 		pr_err("twigfs: %s: directory %lu: items of '%.*s' missing\n",
@@ -398,19 +396,19 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 	return 0;
 }
 
-static int twig_create(struct user_namespace *mnt_userns, struct inode *dir,
+static int twig_create(struct twig_idmap *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
 	return twig_create_node(dir, dentry, mode, 0, NULL);
 }
 
-static int twig_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+static int twig_mknod(struct twig_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	return twig_create_node(dir, dentry, mode, rdev, NULL);
 }
 
-static int twig_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+static int twig_symlink(struct twig_idmap *idmap, struct inode *dir,
 			struct dentry *dentry, const char *symname)
 {
 	size_t len = strlen(symname);
@@ -421,7 +419,7 @@ static int twig_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 	return twig_create_node(dir, dentry, S_IFLNK | 0777, 0, symname);
 }
 
-static int twig_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
 	struct twig_fs_info *fs = twig_isb(dir);
@@ -470,7 +468,7 @@ static int twig_link(struct dentry *old_dentry, struct inode *dir,
 	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inc_nlink(inode);
-		inode->i_ctime = current_time(inode);
+		inode_set_ctime_current(inode);
 		ret = twig_update_inode(trans, inode);
 	}
 	if (!ret)
@@ -500,7 +498,7 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 	if (!ret)
 		ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
-		inode->i_ctime = dir->i_ctime;
+		inode_set_ctime_to_ts(inode, inode_get_ctime(dir));
 		ret = twig_drop_nlink(inode);
 	}
 	if (!ret)
@@ -529,7 +527,7 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 	if (!ret)
 		ret = twig_del_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
-		inode->i_ctime = dir->i_ctime;
+		inode_set_ctime_to_ts(inode, inode_get_ctime(dir));
 		clear_nlink(inode);
 		ret = twig_drop_nlink(dir);
 	}
@@ -574,15 +572,15 @@ static int twig_rename_exchange(struct twig_trans *trans,
 		if (ret)
 			return ret;
 	}
-	old_inode->i_ctime = current_time(old_inode);
-	new_inode->i_ctime = old_inode->i_ctime;
+	inode_set_ctime_current(old_inode);
+	inode_set_ctime_to_ts(new_inode, inode_get_ctime(old_inode));
 	ret = twig_update_inode(trans, old_inode);
 	if (!ret)
 		ret = twig_update_inode(trans, new_inode);
 	return ret;
 }
 
-static int twig_rename(struct user_namespace *mnt_userns,
+static int twig_rename(struct twig_idmap *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
@@ -658,7 +656,7 @@ static int twig_rename(struct user_namespace *mnt_userns,
 				     new_inode);
 		if (ret)
 			goto out;
-		new_inode->i_ctime = current_time(new_inode);
+		inode_set_ctime_current(new_inode);
 		if (S_ISDIR(new_inode->i_mode)) {
 			clear_nlink(new_inode);
 			ret = twig_drop_nlink(new_dir);
@@ -679,7 +677,7 @@ static int twig_rename(struct user_namespace *mnt_userns,
 			goto out;
 		inc_nlink(new_dir);
 	}
-	old_inode->i_ctime = current_time(old_inode);
+	inode_set_ctime_current(old_inode);
 	ret = twig_update_inode(trans, old_inode);
 update_dirs:
 	if (!ret)

@@ -14,7 +14,6 @@
 #include <linux/seq_file.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
-#include <asm/unaligned.h>
 #include "vfs.h"
 #include "locking.h"
 
@@ -161,6 +160,7 @@ static int twig_statfs(struct dentry *dentry, struct kstatfs *buf)
 	u64 total = fs->total_bytes;
 	u64 avail = twig_bytes_avail(fs);
 	u64 reserved = atomic64_read(&fs->data_reserved);
+	__le64 fsid[2];
 
 	avail = avail > reserved ? avail - reserved : 0;
 	buf->f_type = TWIG_SUPER_MAGIC;
@@ -172,8 +172,8 @@ static int twig_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_files = 0;	/* inodes are items: no fixed table */
 	buf->f_ffree = 0;
 	buf->f_namelen = TWIG_NAME_LEN;
-	buf->f_fsid = u64_to_fsid(get_unaligned_le64(fs->fsid) ^
-				  get_unaligned_le64(fs->fsid + 8));
+	memcpy(fsid, fs->fsid, sizeof(fsid));
+	buf->f_fsid = u64_to_fsid(le64_to_cpu(fsid[0]) ^ le64_to_cpu(fsid[1]));
 	return 0;
 }
 

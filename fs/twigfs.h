@@ -22,6 +22,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/shrinker.h>
+#include "compat.h"
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -154,8 +155,7 @@ struct twig_fs_info {
 	/* Extent buffer cache, indexed by bytenr >> TWIG_SECTOR_SHIFT. */
 	struct xarray eb_cache;
 	atomic_long_t eb_cached;
-	struct shrinker eb_shrinker;
-	bool eb_shrinker_registered;
+	struct shrinker *eb_shrinker;
 	unsigned long eb_shrink_cursor;	/* where the next scan starts */
 	struct xarray memdev;		/* TWIG_FS_MEMONLY: sector -> page */
 

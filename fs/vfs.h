@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/blk_types.h>
+#include "compat.h"
 #include "twigfs.h"
 
 /*
@@ -70,9 +71,9 @@ struct inode *twig_iget(struct super_block *sb, u64 ino);
 struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
 			     umode_t mode, dev_t rdev);
 int twig_update_inode(struct twig_trans *trans, struct inode *inode);
-int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 		 struct iattr *attr);
-int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
 		    struct twig_path *path);

@@ -4,7 +4,7 @@ set -euo pipefail
 
 pkgs=(
 	# guest kernel
-	linux-source-6.1 bc bison flex libelf-dev libssl-dev cpio xz-utils
+	linux-source-6.1 linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio xz-utils
 	make gcc patch sparse kmod
 	# guest and its userspace
 	qemu-system-x86 busybox-static dbench fio fsmark e2fsprogs btrfs-progs

@@ -837,7 +837,7 @@ static void tk_free_unallocated(struct kunit *test)
 static void tk_shrink(struct kunit *test)
 {
 	struct twig_fs_info *fs = tk_fs(test);
-	struct shrinker *s = &fs->eb_shrinker;
+	struct shrinker *s = fs->eb_shrinker;
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
 	u16 *model = tk_model(test);
 	unsigned long before, freed;
