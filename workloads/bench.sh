@@ -8,7 +8,8 @@
 #                                 boots (BOOTS per kernel)
 #   bench.sh --report DIR         rebuild report.md/json/csv/plots of DIR
 #
-# Variables: VCPUS MEM ACCEL CLIENTS DURATION REPEAT CONFIGS WORKLOADS
+# Variables: KERNELS ("6.1 6.12": the matrix on each) VCPUS MEM ACCEL
+# CLIENTS DURATION REPEAT CONFIGS WORKLOADS
 # QUICK=1 NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
 # SEED (the run order) AA (0: no second baseline copy) PROFILE=1 (perf in
 # separate runs) (see README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
@@ -130,11 +131,25 @@ kernel_dir() {
 	[[ ${FLAVOUR:-default} == debug ]] && flav=(debug)
 	dirname "$("$top/qemu/build-kernel.sh" "${flav[@]}" "$@" | tail -n 1)"
 }
-kdirs=("$(kernel_dir)")
-labels=(A)
-if [[ $mode == compare ]]; then
-	kdirs+=("$(kernel_dir "${patches[@]}")")
-	labels+=(B)
+# KERNELS="6.1 6.12": the matrix on each generation, one boot each per
+# BOOTS round, kernels A, B, ... in that order.
+read -r -a gens <<<"${KERNELS:-${KERNEL:-6.1}}"
+if ((${#gens[@]} > 1)); then
+	[[ $mode == bench && -z ${KERNEL_SRC:-} ]] ||
+		{ echo "bench.sh: KERNELS is for make bench on Debian's kernels" >&2; exit 2; }
+	kdirs=() labels=()
+	abc=(A B C D E F)
+	for k in "${!gens[@]}"; do
+		kdirs+=("$(KERNEL=${gens[$k]} kernel_dir)")
+		labels+=("${abc[$k]}")
+	done
+else
+	kdirs=("$(KERNEL=${gens[0]} kernel_dir)")
+	labels=(A)
+	if [[ $mode == compare ]]; then
+		kdirs+=("$(KERNEL=${gens[0]} kernel_dir "${patches[@]}")")
+		labels+=(B)
+	fi
 fi
 
 # plan <boot>: "<index> <workload> <config> <rep>" lines.  Within each
@@ -204,6 +219,7 @@ write_profile_plan() {
 	for k in "${!kdirs[@]}"; do
 		d=${kdirs[$k]}
 		echo "kernel_${labels[$k]}_dir $d"
+		echo "kernel_${labels[$k]}_generation ${gens[$k]:-${gens[0]}}"
 		echo "kernel_${labels[$k]}_config_hash $(cat "$d/config-hash" 2>/dev/null || echo unknown)"
 		echo "kernel_${labels[$k]}_patches $(xargs -r -n 1 basename <"$d/patches" 2>/dev/null | tr '\n' ' ')"
 	done
@@ -245,7 +261,7 @@ boot() {
 	[[ $label == B ]] && extra=("${patches[@]}")
 	echo "bench: boot $n ($label: ${kdirs[$k]##*/})"
 	echo "start $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/hostload.txt"
-	PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
+	KERNEL=${gens[$k]:-${gens[0]}} PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
 		TIMEOUT=$timeout "$top/qemu/guest.sh" "$wl/guest-bench.sh" \
 		>"$dir/guest.log" 2>&1 &
 	gpid=$!

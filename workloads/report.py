@@ -783,8 +783,9 @@ def two_side_table(data, workload):
     return lines, sentences
 
 
-def plot(data, workload, outdir, sides):
-    """A PNG of mean and 95% CI per configuration; returns its file name."""
+def plot(data, workload, outdir, sides, tag=""):
+    """A PNG of mean and 95% CI per configuration; returns its file name.
+    @tag names the kernel generation when a report holds several."""
     gp = shutil.which("gnuplot")
     if not gp:
         return None
@@ -792,7 +793,7 @@ def plot(data, workload, outdir, sides):
     cfgs = configs_in(data)
     if not any(values(data["runs"], workload, c, s) for c in cfgs for s in sides):
         return None
-    datfile = os.path.join(outdir, "plot-%s.dat" % workload)
+    datfile = os.path.join(outdir, "plot-%s%s.dat" % (workload, tag))
     with open(datfile, "w") as f:
         for i, c in enumerate(cfgs):
             row = [str(i), c]
@@ -805,7 +806,7 @@ def plot(data, workload, outdir, sides):
                 else:
                     row += ["NaN", "NaN", "NaN"]
             f.write(" ".join(row) + "\n")
-    png = "%s.png" % workload
+    png = "%s%s.png" % (workload, tag)
     w = 0.8 / len(sides)
     plots = []
     for k, s in enumerate(sides):
@@ -819,7 +820,8 @@ def plot(data, workload, outdir, sides):
     script = "\n".join([
         "set terminal pngcairo size 900,500" if _has_cairo(gp) else "set terminal png size 900,500",
         "set output '%s'" % os.path.join(outdir, png),
-        "set title '%s: mean and 95%% CI per configuration'" % title.replace("'", ""),
+        "set title '%s%s: mean and 95%% CI per configuration'"
+        % (title.replace("'", ""), (" (Linux %s)" % tag.lstrip("-")) if tag else ""),
         "set ylabel '%s'" % unit,
         "set style fill solid 0.5 border -1",
         "set yrange [0:*]",
@@ -1058,6 +1060,87 @@ def write_csv(data, path):
             w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in CSV_FIELDS})
 
 
+def detail_sections(data, w, side):
+    """Counters, the time table and profiles of one workload and side."""
+    L = []
+    for field, name, collapse in (("twigfs_stats", "twigfs lock statistics "
+                                   "(/sys/fs/twigfs/<dev>/, levels summed)", collapse_stats),
+                                  ("mutex_stats", "kernel mutex statistics "
+                                   "(/sys/kernel/debug/mutex_stats)", lambda s: s)):
+        t = stats_table(data, w, side, field, collapse)
+        if t:
+            L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
+    L += time_section(data, w, side)
+    L += profile_section(data, w)
+    return L
+
+
+def one_side_section(data, w, outdir, plots, tag=""):
+    """A bench run's table, verdict, noise floor, plot and details of one
+    workload: (lines, verdict)."""
+    L = bench_table(data, w, "A") + [""]
+    v = verdict(data, w, "A")
+    floor = noise_floor(data, w)
+    if floor:
+        L += ["**Noise floor of this run.** " + floor, ""]
+        v = (v + " " if v else "") + "(" + floor + ")"
+    if v:
+        L += ["**Verdict.** " + v, ""]
+    if plots:
+        png = plot(data, w, outdir, ["A"], tag)
+        if png:
+            L += ["![%s](%s)" % (w, png), ""]
+    return L + detail_sections(data, w, "A"), v
+
+
+def generations(data):
+    """[(kernel label, generation)] of a KERNELS= bench run, in boot order."""
+    host, out = data["host"], []
+    for b in data["boots"]:
+        gen = host.get("kernel_%s_generation" % b["kernel"])
+        if gen and (b["kernel"], gen) not in out:
+            out.append((b["kernel"], gen))
+    return out
+
+
+def generation_data(data, label):
+    boots = [b for b in data["boots"] if b["kernel"] == label]
+    nums = {b["boot"] for b in boots}
+    return dict(data, runs=[r for r in data["runs"] if r["kernel"] == label], boots=boots,
+                profiles=[p for p in data.get("profiles", []) if p["boot"] in nums])
+
+
+def generations_table(data, w, gens):
+    """Each configuration's mean per generation side by side, and the
+    ratio of the later generation to the first (different kernels, so
+    figures of different boots: a guide, not a verdict)."""
+    cfgs = configs_in(data)
+    subs = [(gen, generation_data(data, k)) for k, gen in gens]
+    unit = WORKLOADS.get(wl_base(w), ("", ""))[1]
+    L = ["Generations side by side (mean %s [95%% CI]; last column: %s / %s):" %
+         (unit, subs[-1][0], subs[0][0]), "",
+         "| configuration | " + " | ".join("Linux %s" % g for g, _ in subs) +
+         " | ratio [95% CI] |",
+         "|---|" + "---:|" * (len(subs) + 1)]
+    for c in cfgs:
+        cols, first, last = [], None, None
+        for g, sub in subs:
+            xs = values(sub["runs"], w, c, "A")
+            if xs:
+                m, _, lo, hi = mean_ci(xs)
+                cols.append("%s [%s]" % (fmt(m), fmt_ci(lo, hi)))
+            else:
+                cols.append("—")
+            first = xs if first is None else first
+            last = xs
+        ratio = "—"
+        if first and last and len(subs) > 1:
+            r, lo, hi = ratio_ci(first, last)
+            ratio = "%s [%s]" % (fmt(r), fmt_ci(lo, hi))
+        L.append("| %s | %s | %s |" % (c, " | ".join(cols), ratio))
+    return L + [""]
+
+
 def render(data, outdir, plots=True):
     host, mode = data["host"], data["mode"]
     write_csv(data, os.path.join(outdir, "results.csv"))
@@ -1077,6 +1160,12 @@ def render(data, outdir, plots=True):
     if mode == "compare":
         L.append("| kernel B config hash / patches | %s / %s |" %
                  (host.get("kernel_B_config_hash", "?"), host.get("kernel_B_patches", "")))
+    gens = generations(data)
+    if len(gens) > 1:
+        unames = {b["kernel"]: b["guest"].get("uname", "?") for b in data["boots"]}
+        L += ["| kernel %s: Linux %s | %s; config hash %s; patches %s |" %
+              (k, gen, unames.get(k, "?"), host.get("kernel_%s_config_hash" % k, "?"),
+               host.get("kernel_%s_patches" % k, "") or "none") for k, gen in gens]
     L += ["| guest | %s vCPUs, %s MiB, accelerator %s, CPU %s |" %
           (host.get("vcpus", "?"), host.get("mem_mib", "?"), host.get("accel", "?"),
            g.get("cpu_model", "?")),
@@ -1151,29 +1240,26 @@ def render(data, outdir, plots=True):
             if mode == "compare":
                 for s in sides:
                     L += ["Kernel %s alone:" % s, ""] + bench_table(data, w, s) + [""]
+            if plots:
+                png = plot(data, w, outdir, sides)
+                if png:
+                    L += ["![%s](%s)" % (w, png), ""]
+            L += detail_sections(data, w, sides[0])
+        elif len(gens) > 1:
+            # KERNELS="6.1 6.12": each generation against its own baseline.
+            for k, gen in gens:
+                sub = generation_data(data, k)
+                L += ["### Linux %s" % gen, ""]
+                lines, v = one_side_section(sub, w, outdir, plots, "-" + gen)
+                L += lines
+                if v:
+                    verdicts.append("%s, Linux %s: %s" % (w, gen, v))
+            L += generations_table(data, w, gens)
         else:
-            L += bench_table(data, w, sides[0]) + [""]
-            v = verdict(data, w, sides[0])
-            floor = noise_floor(data, w)
-            if floor:
-                L += ["**Noise floor of this run.** " + floor, ""]
-                v = (v + " " if v else "") + "(" + floor + ")"
+            lines, v = one_side_section(data, w, outdir, plots)
+            L += lines
             if v:
-                L += ["**Verdict.** " + v, ""]
                 verdicts.append("%s: %s" % (w, v))
-        if plots:
-            png = plot(data, w, outdir, sides)
-            if png:
-                L += ["![%s](%s)" % (w, png), ""]
-        for field, name, collapse in (("twigfs_stats", "twigfs lock statistics "
-                                       "(/sys/fs/twigfs/<dev>/, levels summed)", collapse_stats),
-                                      ("mutex_stats", "kernel mutex statistics "
-                                       "(/sys/kernel/debug/mutex_stats)", lambda s: s)):
-            t = stats_table(data, w, sides[0], field, collapse)
-            if t:
-                L += ["%s%s:" % (name[0].upper(), name[1:]), ""] + t + [""]
-        L += time_section(data, w, sides[0])
-        L += profile_section(data, w)
     if verdicts:
         L += ["## Verdicts", ""] + ["- " + v for v in verdicts] + [""]
     failed = [r for r in data["runs"] if r["status"] not in ("ok", "unavailable")]

@@ -260,6 +260,34 @@ class Render(unittest.TestCase):
         self.assertRegex(md, r"\| write_contended \| 25 \|")
         self.assertIn("Fieller", md)
 
+    def test_two_generations(self):
+        """KERNELS="6.1 6.12": a table and a verdict per generation, each
+        against its own baseline, and the generations side by side."""
+        data = synthetic()
+        later = []
+        for r in data["runs"]:
+            r2 = dict(r, kernel="B", boot=2)
+            if r2["value"] is not None:
+                # 6.12: spin512 no faster than its baseline on dbench
+                r2["value"] = (r2["value"] / 2 if (r["workload"], r["config"]) ==
+                               ("dbench", "spin512") else r2["value"] * 1.5)
+            later.append(r2)
+        data["runs"] += later
+        b2 = dict(data["boots"][0], boot=2, kernel="B", dir="boot-2-B",
+                  guest=dict(data["boots"][0]["guest"], uname="6.12.118"))
+        data["boots"].append(b2)
+        data["host"].update({"kernel_A_generation": "6.1", "kernel_B_generation": "6.12"})
+        md = self.render(data)
+        self.assertIn("### Linux 6.1\n", md)
+        self.assertIn("### Linux 6.12\n", md)
+        self.assertIn("| kernel B: Linux 6.12 | 6.12.118;", md)
+        self.assertRegex(md, r"dbench, Linux 6\.1: 2009 claim.*spin512/mutex-nospin = 2\.0\d* "
+                         r".*\*\*reproduced\*\*")
+        # 6.12: spin512 = 50, baseline 75: a ratio of 2/3 in its own boot
+        self.assertRegex(md, r"dbench, Linux 6\.12: 2009 claim.*spin512/mutex-nospin = 0\.66")
+        # side by side: mutex-nospin 50 on 6.1, 75 on 6.12 -> 1.5
+        self.assertRegex(md, r"\| mutex-nospin \| 50 \[[^]]*\] \| 75 \[[^]]*\] \| 1\.5 \[")
+
     def test_bench_noise_floor_from_baseline_copy(self):
         data = synthetic()
         # the baseline's second copy, a little apart from the first
