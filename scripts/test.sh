@@ -3,11 +3,13 @@
 #
 # Layers: the userspace tools' tests (ASan/UBSan), the report generator's
 # tests, the harness's own tests (a failing job, an oops, a WARNING and a
-# hang must each fail a run), the guest suite (KUnit and qemu/tests/*.sh, one
-# boot), crash consistency across boots, the damaged-image corpus (every
-# crafted class and a few fixed mutation seeds), and the concurrency test under the
-# five lock configurations on the lockdep + KASAN kernel.  Each layer reports
-# PASS/FAIL lines; a layer that dies without reporting counts as one failure.
+# hang must each fail a run), the guest suite (KUnit and qemu/tests/*.sh,
+# one boot; again on linux-source-6.12 when the run is on 6.1), crash
+# consistency across boots, the damaged-image corpus (every crafted class
+# and a few fixed mutation seeds), and the concurrency test under the five
+# lock configurations on the lockdep + KASAN kernel.  Each layer reports
+# PASS/FAIL lines; a layer that dies without reporting counts as one
+# failure.  KERNEL=6.12 runs every layer on 6.12.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +47,11 @@ layer tools make -C "$top/mkfs" test
 layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
+# The second kernel generation's guest layer (default flavour), unless the
+# whole run is already on another kernel.
+if [[ ${KERNEL:-6.1} == 6.1 && -z ${KERNEL_SRC:-} ]]; then
+	layer guest-6.12 env KERNEL=6.12 "$top/scripts/test-guest.sh"
+fi
 layer persist "$top/scripts/test-persist.sh"
 layer crafted env -u CLASSES -u FUZZ "$top/scripts/test-crafted.sh"
 layer debug "$top/scripts/test-debug.sh"
