@@ -33,6 +33,7 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 	ti->nbytes = 0;
 	ti->next_index = TWIG_FIRST_DIR_INDEX;
 	ti->generation = 0;
+	ti->ns_transid = 0;
 	ti->flags = 0;
 	ti->maybe_inline = false;
 	return &ti->vfs_inode;
@@ -203,6 +204,8 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	twig_get_time(&inode->i_mtime, &ii->mtime);
 	twig_get_time(&ti->otime, &ii->otime);
 	ti->generation = le64_to_cpu(ii->generation);
+	/* a name may have changed in the transaction that wrote the item */
+	ti->ns_transid = le64_to_cpu(ii->transid);
 	ti->next_index = le64_to_cpu(ii->next_index);
 	if (S_ISDIR(mode) && ti->next_index < TWIG_FIRST_DIR_INDEX)
 		ti->next_index = TWIG_FIRST_DIR_INDEX;
@@ -338,6 +341,7 @@ struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
 	inode->i_ctime = inode->i_mtime;
 	ti->otime = inode->i_mtime;
 	ti->generation = trans->transid;
+	ti->ns_transid = trans->transid;
 	inode->i_generation = (u32)trans->transid;
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
 	twig_set_ops(inode);

@@ -237,6 +237,9 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 	/* the index after the last must still be a readdir position */
 	if (index < TWIG_FIRST_DIR_INDEX || index > TWIG_MAX_DIR_INDEX)
 		return -EOVERFLOW;
+	/* names of both changed in this transaction: fsync must commit */
+	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
+	WRITE_ONCE(tdir->ns_transid, trans->transid);
 	de.ino = cpu_to_le64(inode->i_ino);
 	de.transid = cpu_to_le64(trans->transid);
 	de.name_len = cpu_to_le16(name->len);
@@ -290,6 +293,8 @@ static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
 	u64 index = 0;
 	int ret;
 
+	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(dir)->ns_transid, trans->transid);
 	key.objectid = inode->i_ino;
 	key.type = TWIG_INODE_REF_KEY;
 	key.offset = dir->i_ino;

@@ -29,6 +29,12 @@ struct twig_inode_info {
 	u64 flags;
 	struct timespec64 otime;
 	bool maybe_inline;	/* an inline extent may exist at offset 0 */
+	/*
+	 * Transaction that last changed a name of this inode (or, read from
+	 * disk, its INODE_ITEM transid): the fsync log falls back to a
+	 * commit when it is the running one (tree-log.c).
+	 */
+	u64 ns_transid;
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
@@ -108,5 +114,9 @@ int twig_truncate_extents(struct inode *inode, u64 new_size);
 int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 		      const void *data, u64 len);
 int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+
+/* tree-log.c */
+int twig_log_inode(struct inode *inode);
+int twig_log_replay(struct twig_fs_info *fs);
 
 #endif /* _TWIGFS_VFS_H */
