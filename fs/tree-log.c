@@ -136,6 +136,7 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
 	struct twig_key key = { ino, TWIG_INODE_ITEM_KEY, 0 };
 	struct twig_path *path;
 	bool have_inode = false;
+	bool full = false;
 	int ret;
 
 	path = twig_alloc_path();
@@ -153,7 +154,7 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
 		    key.type == TWIG_EXTENT_DATA_KEY) {
 			if (!twig_log_add(lb, &key, twig_item_ptr(leaf, slot),
 					  twig_item_size(leaf, slot))) {
-				ret = 1;
+				full = true;
 				break;
 			}
 			have_inode |= key.type == TWIG_INODE_ITEM_KEY;
@@ -164,8 +165,8 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
 	twig_free_path(path);
 	if (ret < 0)
 		return ret;
-	if (ret == 1 && lb->nr && key.objectid == ino)
-		return 1;	/* full */
+	if (full)
+		return 1;
 	return have_inode ? 0 : -EUCLEAN;
 }
 
