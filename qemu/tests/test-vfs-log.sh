@@ -43,6 +43,7 @@ eq rename-falls-back "1 3 1" "$(counts)"
 echo new >d/new
 check fsync-new "$HELPER" fsync d/new
 eq new-file-falls-back "2 3 2" "$(counts)"
+mkdir d/sub
 check fsync-dir "$HELPER" fsync d
 eq dir-falls-back "3 3 3" "$(counts)"
 
