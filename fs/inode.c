@@ -34,6 +34,7 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 	ti->next_index = TWIG_FIRST_DIR_INDEX;
 	ti->generation = 0;
 	ti->ns_transid = 0;
+	ti->del_transid = 0;
 	ti->flags = 0;
 	ti->maybe_inline = false;
 	return &ti->vfs_inode;
@@ -206,6 +207,7 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	ti->generation = le64_to_cpu(ii->generation);
 	/* a name may have changed in the transaction that wrote the item */
 	ti->ns_transid = le64_to_cpu(ii->transid);
+	ti->del_transid = ti->ns_transid;
 	ti->next_index = le64_to_cpu(ii->next_index);
 	if (S_ISDIR(mode) && ti->next_index < TWIG_FIRST_DIR_INDEX)
 		ti->next_index = TWIG_FIRST_DIR_INDEX;

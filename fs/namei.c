@@ -98,10 +98,9 @@ static int twig_lookup_name(struct inode *dir, const struct qstr *name,
  * Append a record to the item at @key, creating the item if needed.
  * @rec is the fixed part, @name follows it.
  */
-static int twig_append_record(struct twig_trans *trans,
-			      const struct twig_key *key, const void *rec,
-			      u32 rec_len, const char *name, int len,
-			      bool is_dirent)
+int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
+		       const void *rec, u32 rec_len, const char *name, int len,
+		       bool is_dirent)
 {
 	struct twig_fs_info *fs = trans->fs;
 	u32 add = rec_len + len;
@@ -294,6 +293,7 @@ static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
 	int ret;
 
 	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(inode)->del_transid, trans->transid);
 	WRITE_ONCE(TWIG_I(dir)->ns_transid, trans->transid);
 	key.objectid = inode->i_ino;
 	key.type = TWIG_INODE_REF_KEY;

@@ -130,7 +130,8 @@ static bool twig_log_add(struct twig_log_buf *lb, const struct twig_key *key,
  * Copy @ino's INODE_ITEM and EXTENT_DATA items from the running tree:
  * 0, 1 when they do not fit in one block, or -errno.
  */
-static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
+static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino,
+			       bool new_name)
 {
 	struct twig_fs_info *fs = lb->fs;
 	struct twig_key key = { ino, TWIG_INODE_ITEM_KEY, 0 };
@@ -151,7 +152,8 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
 		if (key.objectid != ino)
 			break;
 		if (key.type == TWIG_INODE_ITEM_KEY ||
-		    key.type == TWIG_EXTENT_DATA_KEY) {
+		    key.type == TWIG_EXTENT_DATA_KEY ||
+		    (new_name && key.type == TWIG_INODE_REF_KEY)) {
 			if (!twig_log_add(lb, &key, twig_item_ptr(leaf, slot),
 					  twig_item_size(leaf, slot))) {
 				full = true;
@@ -168,6 +170,65 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino)
 	if (full)
 		return 1;
 	return have_inode ? 0 : -EUCLEAN;
+}
+
+/*
+ * A file created in T with one name, in a directory that existed at the
+ * last commit @gen: log that name's DIR_INDEX item (its DIR_ITEM entry is
+ * the same bytes; replay rebuilds it).  0, 1 (not expressible) or -errno.
+ */
+static int twig_log_new_name(struct twig_log_buf *lb, u64 ino, u64 gen)
+{
+	struct twig_fs_info *fs = lb->fs;
+	struct twig_key key = { ino, TWIG_INODE_REF_KEY, 0 };
+	struct twig_inode_item ii;
+	struct twig_path *path;
+	u64 parent = 0, index = 0;
+	int ret;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_walk_first(fs, &key, path);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		int slot = path->slots[0];
+		const struct twig_inode_ref *ref = twig_item_ptr(leaf, slot);
+		u32 size = twig_item_size(leaf, slot);
+
+		twig_item_key(leaf, slot, &key);
+		/* exactly one name (the checker vouches for the layout) */
+		if (key.objectid != ino || key.type != TWIG_INODE_REF_KEY ||
+		    size != sizeof(*ref) + le16_to_cpu(ref->name_len))
+			ret = 1;
+		parent = key.offset;
+		index = le64_to_cpu(ref->index);
+	}
+	twig_release_path(path);
+	if (ret)
+		goto out;
+	ret = twig_read_inode_item(fs, parent, &ii);
+	if (ret)
+		goto out;
+	if (le64_to_cpu(ii.generation) > gen) {
+		ret = 1;	/* the directory is new too */
+		goto out;
+	}
+	key.objectid = parent;
+	key.type = TWIG_DIR_INDEX_KEY;
+	key.offset = index;
+	ret = twig_search_slot(NULL, fs, &key, path, 0, 0);
+	if (ret == 0 &&
+	    !twig_log_add(lb, &key, twig_item_ptr(path->nodes[0],
+						  path->slots[0]),
+			  twig_item_size(path->nodes[0], path->slots[0])))
+		ret = 1;
+	else if (ret > 0)
+		ret = -EUCLEAN;
+	twig_release_path(path);
+out:
+	twig_free_path(path);
+	return ret < 0 ? ret : !!ret;
 }
 
 /*
@@ -247,6 +308,7 @@ int twig_log_inode(struct inode *inode)
 	struct twig_log_buf lb = { .fs = fs };
 	unsigned int nofs;
 	u64 transid, gen;
+	bool new_file;
 	int ret;
 
 	if (!S_ISREG(inode->i_mode))
@@ -265,16 +327,22 @@ int twig_log_inode(struct inode *inode)
 	transid = fs->running_transid;
 	gen = fs->generation;
 	spin_unlock(&fs->trans_lock);
+	/* created in T with one name, never removed: log the name too */
+	new_file = transid && ti->generation == transid;
 	if (test_bit(TWIG_FS_ERROR, &fs->flags))
 		ret = -EIO;
 	else if (!transid)
 		ret = 0;	/* the last commit holds everything */
-	else if (READ_ONCE(ti->ns_transid) > gen)
+	else if (READ_ONCE(ti->ns_transid) > gen &&
+		 (ti->generation != transid || inode->i_nlink != 1 ||
+		  READ_ONCE(ti->del_transid) == transid))
 		ret = 1;	/* a name changed in T: not expressible */
 	else if (!twig_log_add(&lb, &key, &zero, sizeof(zero)))
 		ret = -EINVAL;
 	else
-		ret = twig_log_copy_inode(&lb, inode->i_ino) ?:
+		ret = (new_file ? twig_log_new_name(&lb, inode->i_ino, gen) :
+		       0) ?:
+		      twig_log_copy_inode(&lb, inode->i_ino, new_file) ?:
 		      twig_log_write(fs, &lb, transid);
 	mutex_unlock(&fs->commit_mutex);
 	mutex_unlock(&ti->extent_mutex);
@@ -322,6 +390,13 @@ struct twig_log_inode {
 	struct twig_key *old_keys;	/* its items in the tree */
 	u64 (*old_ext)[2];		/* their regular extents: bytenr, len */
 	u32 n_old, n_old_ext;
+	bool has_ref;			/* new in T: its name is logged */
+};
+
+/* A logged name: a DIR_INDEX item of a directory in some log block. */
+struct twig_log_name {
+	void *data;
+	u32 slot;
 };
 
 static bool twig_range_has(u64 (*ext)[2], u32 n, u64 sector_byte)
@@ -374,7 +449,8 @@ static int twig_log_old_items(struct twig_fs_info *fs,
 		if (key.objectid != li->ino)
 			break;
 		if (key.type != TWIG_INODE_ITEM_KEY &&
-		    key.type != TWIG_EXTENT_DATA_KEY)
+		    key.type != TWIG_EXTENT_DATA_KEY &&
+		    (!li->has_ref || key.type != TWIG_INODE_REF_KEY))
 			goto next;
 		if (li->n_old == cap) {
 			void *k, *e;
@@ -416,9 +492,12 @@ next:
 	twig_free_path(path);
 	if (ret < 0)
 		return ret;
-	if (!have_inode) {
-		pr_err("twigfs (%s): log names inode %llu, which the tree does not have\n",
-		       fs->sb->s_id, li->ino);
+	/* a logged name means the inode is new: the last commit lacks it */
+	if (have_inode == li->has_ref) {
+		pr_err("twigfs (%s): log has inode %llu %s, but the tree %s it\n",
+		       fs->sb->s_id, li->ino,
+		       li->has_ref ? "as new" : "as existing",
+		       have_inode ? "has" : "does not have");
 		return -EUCLEAN;
 	}
 	return 0;
@@ -529,6 +608,99 @@ static int twig_log_replay_inode(struct twig_fs_info *fs,
 	return ret;
 }
 
+/*
+ * Add a logged name to its directory unless the tree has it (an older
+ * block logged it too): the DIR_INDEX item, the same entry appended to
+ * the DIR_ITEM of its hash, and the directory's size and next_index.
+ * The caller checked that the entry names a new inode this replay
+ * inserted.
+ */
+static int twig_log_replay_name(struct twig_fs_info *fs,
+				const struct twig_log_name *ln)
+{
+	struct twig_item *it = twig_log_item(ln->data, ln->slot);
+	const struct twig_dir_entry *de = ln->data + le32_to_cpu(it->offset);
+	u32 size = le32_to_cpu(it->size);
+	u32 len = le16_to_cpu(de->name_len);
+	const char *name = (const char *)(de + 1);
+	struct twig_inode_item *ii;
+	struct twig_trans *trans;
+	struct twig_path *path;
+	struct twig_key key;
+	u64 index;
+	int ret;
+
+	twig_disk_to_key(&key, &it->key);
+	index = key.offset;
+	/* the checker vouched for one entry filling the item */
+	if (key.type != TWIG_DIR_INDEX_KEY || size != sizeof(*de) + len ||
+	    de->type == TWIG_FT_DIR)
+		return -EUCLEAN;
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(NULL, fs, &key, path, 0, 0);
+	twig_release_path(path);
+	if (ret <= 0) {
+		twig_free_path(path);
+		return ret;	/* there already (0), or an error */
+	}
+	trans = twig_start_transaction_reserved(fs, 3);
+	if (IS_ERR(trans)) {
+		twig_free_path(path);
+		return PTR_ERR(trans);
+	}
+	ret = twig_insert_item(trans, fs, &key, de, size);
+	if (!ret) {
+		key.type = TWIG_DIR_ITEM_KEY;
+		key.offset = twig_name_hash(name, len);
+		ret = twig_append_record(trans, &key, de, sizeof(*de), name,
+					 len, true);
+	}
+	if (!ret) {
+		key.type = TWIG_INODE_ITEM_KEY;
+		key.offset = 0;
+		ret = twig_search_slot(trans, fs, &key, path, 0, 1);
+		if (ret > 0)
+			ret = -EUCLEAN;
+	}
+	if (!ret) {
+		ii = twig_item_ptr(path->nodes[0], path->slots[0]);
+		if (!S_ISDIR(le32_to_cpu(ii->mode))) {
+			ret = -EUCLEAN;
+		} else {
+			le64_add_cpu(&ii->size, 2ULL * len);
+			if (le64_to_cpu(ii->next_index) <= index)
+				ii->next_index = cpu_to_le64(index + 1);
+			ii->transid = cpu_to_le64(trans->transid);
+			twig_mark_buffer_dirty(trans, path->nodes[0]);
+		}
+	}
+	twig_release_path(path);
+	if (ret)
+		twig_abort_transaction(trans, ret);
+	twig_end_transaction(trans);
+	twig_free_path(path);
+	return ret;
+}
+
+static int twig_log_add_name(struct twig_log_name **names, u32 *n, u32 *cap,
+			     void *data, u32 slot)
+{
+	if (*n == *cap) {
+		void *p;
+
+		*cap = *cap ? 2 * *cap : 16;
+		p = krealloc_array(*names, *cap, sizeof(**names), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		*names = p;
+	}
+	(*names)[*n].data = data;
+	(*names)[(*n)++].slot = slot;
+	return 0;
+}
+
 /* Read and verify the chain, claiming every block (newest first). */
 static int twig_log_read_chain(struct twig_fs_info *fs, u64 log_gen)
 {
@@ -589,6 +761,8 @@ int twig_log_replay(struct twig_fs_info *fs)
 {
 	u64 log_gen = le64_to_cpu(fs->super_copy->log_generation);
 	struct twig_log_inode *lis = NULL;
+	struct twig_log_name *names = NULL;
+	u32 n_names = 0, names_cap = 0;
 	struct twig_log_blk *blk;
 	struct xarray seen;
 	u32 n = 0, cap = 0, i;
@@ -623,6 +797,17 @@ int twig_log_replay(struct twig_fs_info *fs)
 					break;
 				end++;
 			}
+			twig_disk_to_key(&key, &twig_log_item(blk->data, slot)->key);
+			if (key.type == TWIG_DIR_INDEX_KEY) {
+				/* names of new files, one item each */
+				for (; slot < end && !ret; slot++)
+					ret = twig_log_add_name(&names, &n_names,
+								&names_cap,
+								blk->data, slot);
+				if (ret)
+					goto out;
+				continue;
+			}
 			if (!xa_load(&seen, ino)) {
 				ret = xa_err(xa_store(&seen, ino, xa_mk_value(1),
 						      GFP_KERNEL));
@@ -645,6 +830,12 @@ int twig_log_replay(struct twig_fs_info *fs)
 				lis[n].data = blk->data;
 				lis[n].first = slot;
 				lis[n].nr = end - slot;
+				for (i = slot; i < end; i++) {
+					twig_disk_to_key(&key,
+							 &twig_log_item(blk->data, i)->key);
+					if (key.type == TWIG_INODE_REF_KEY)
+						lis[n].has_ref = true;
+				}
 				n++;
 			}
 			slot = end;
@@ -656,6 +847,26 @@ int twig_log_replay(struct twig_fs_info *fs)
 		      twig_log_claim_data(fs, &lis[i]);
 	for (i = 0; i < n && !ret; i++)
 		ret = twig_log_replay_inode(fs, &lis[i]);
+	/* names only for inodes this replay created (seen = 2) */
+	for (i = 0; i < n && !ret; i++)
+		if (lis[i].has_ref)
+			ret = xa_err(xa_store(&seen, lis[i].ino,
+					      xa_mk_value(2), GFP_KERNEL));
+	for (i = 0; i < n_names && !ret; i++) {
+		struct twig_item *it = twig_log_item(names[i].data,
+						     names[i].slot);
+		const struct twig_dir_entry *de =
+			names[i].data + le32_to_cpu(it->offset);
+
+		if (xa_to_value(xa_load(&seen, le64_to_cpu(de->ino))) != 2)
+			ret = -EUCLEAN;
+		else
+			ret = twig_log_replay_name(fs, &names[i]);
+	}
+	/* new inodes may be above the highest objectid the tree had */
+	for (i = 0; i < n; i++)
+		if (atomic64_read(&fs->next_objectid) <= lis[i].ino)
+			atomic64_set(&fs->next_objectid, lis[i].ino + 1);
 	blocks = fs->log_seq;
 	if (!ret && twig_replay_crash) {
 		/* tests: a power cut before the replay's superblock */
@@ -672,6 +883,7 @@ out:
 		kfree(lis[i].old_ext);
 	}
 	kfree(lis);
+	kfree(names);
 	xa_destroy(&seen);
 	return ret;
 }

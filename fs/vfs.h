@@ -35,6 +35,7 @@ struct twig_inode_info {
 	 * commit when it is the running one (tree-log.c).
 	 */
 	u64 ns_transid;
+	u64 del_transid;	/* transaction that last removed a name */
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
@@ -99,6 +100,9 @@ void twig_orphan_cleanup(struct twig_fs_info *fs);
 /* namei.c */
 extern const struct inode_operations twig_dir_inode_operations;
 u32 twig_name_hash(const char *name, int len);
+int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
+		       const void *rec, u32 rec_len, const char *name, int len,
+		       bool is_dirent);
 
 /* dir.c */
 extern const struct file_operations twig_dir_operations;

@@ -1046,7 +1046,9 @@ static void check_bitmap(struct fsck *f)
 /*
  * The chain the superblock's log_root names (fs/tree-log.c): every block
  * a verified leaf of the log, of transaction generation + 1, its LOG_PREV
- * item first, sorted fs items after it, lying in space that is free in
+ * item first, sorted fs items after it (inodes the tree has, or new ones
+ * with their INODE_REF, and the DIR_INDEX of a new name in a directory the
+ * tree has), lying in space that is free in
  * the committed bitmap and in no tree block or extent.  A valid log is
  * not an error: the next read-write mount replays it.
  */
@@ -1129,16 +1131,31 @@ static void check_log(struct fsck *f)
 		memcpy(&lp, data, sizeof(lp));
 		prev = key;
 		for (uint32_t i = 1; i < nritems; i++) {
+			bool is_new = false;
+
 			twig_key_from_disk(&key, &twig_leaf_item(blk, i)->key);
+			/* a logged INODE_REF marks a file new in the log's transaction */
+			for (uint32_t j = 1; j < nritems; j++) {
+				struct twig_key k;
+
+				twig_key_from_disk(&k, &twig_leaf_item(blk, j)->key);
+				is_new |= k.objectid == key.objectid && k.type == TWIG_INODE_REF_KEY;
+			}
 			if (!twig_item_in_bounds(blk, f->nodesize, i, &data, &size))
 				slot_problem(f, addr, i, &key, "item data outside the block's data area");
 			else if (twig_key_cmp(&prev, &key) >= 0)
 				slot_problem(f, addr, i, &key, "log items out of order");
 			else if (key.type != TWIG_INODE_ITEM_KEY &&
-				 key.type != TWIG_EXTENT_DATA_KEY)
+				 key.type != TWIG_EXTENT_DATA_KEY &&
+				 key.type != TWIG_INODE_REF_KEY &&
+				 key.type != TWIG_DIR_INDEX_KEY)
 				slot_problem(f, addr, i, &key, "log holds an item it never writes");
-			else if (!find_inode(f, key.objectid))
-				slot_problem(f, addr, i, &key, "log names an inode the tree does not have");
+			else if (key.type == TWIG_DIR_INDEX_KEY ?
+				 !find_inode(f, key.objectid) || !is_dir(find_inode(f, key.objectid)) :
+				 is_new == (find_inode(f, key.objectid) != NULL))
+				slot_problem(f, addr, i, &key, is_new ?
+					     "log has a new inode the tree already has" :
+					     "log names an inode or directory the tree does not have");
 			prev = key;
 			nitems++;
 		}

@@ -5,7 +5,8 @@
 #     are written and synced, one is renamed and fsync'd (a fallback
 #     commit) and logged after that, then files are rewritten, extended,
 #     truncated and fsync'd (three in four; the others are written only),
-#     and the machine is reset right after the last fsync returns;
+#     new files are created and fsync'd (their names go in the log), and
+#     the machine is reset right after the last fsync returns;
 #   host: fsck is clean and reports the log; twigfs-dump shows it; a copy
 #     with one byte of the newest log block flipped fails fsck;
 #   boot B: the replay's commit fails before its superblock (the
@@ -54,7 +55,10 @@ while read -r size off len; do
 	[ -e keep/d/f$i ] || { i=$((i + 1)); continue; }
 	head -c "$len" /dev/urandom | dd of=keep/d/f$i bs=1 seek="$off" conv=notrunc 2>/dev/null
 	case $((i % 4)) in
-	0) $H fsync keep/d/f$i >/dev/null; md5sum keep/d/f$i >>/results/sums ;;
+	0) $H fsync keep/d/f$i >/dev/null; md5sum keep/d/f$i >>/results/sums
+	   # a new name, logged with the file
+	   head -c $((len + i)) /dev/urandom >keep/d/n$i
+	   $H fsync keep/d/n$i >/dev/null; md5sum keep/d/n$i >>/results/sums ;;
 	1) $H fdatasync keep/d/f$i >/dev/null; md5sum keep/d/f$i >>/results/sums ;;
 	2) ;;	# written, never fsync'd: may be lost
 	3) truncate -s $((off / 2)) keep/d/f$i

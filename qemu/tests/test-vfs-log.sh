@@ -2,7 +2,8 @@
 # The fsync log (fs/tree-log.c): fsync of a file whose names did not change
 # since the last commit writes a log block and the superblock, not a
 # commit (log_syncs grows, commits do not); what the log cannot express
-# (a rename, a new file, a directory) commits and counts log_fallbacks;
+# (a rename, a new file in a new directory, a directory) commits and
+# counts log_fallbacks; a new file in an old directory logs its name;
 # the logged state survives a remount and fsck is clean once committed.
 # commit=86400 keeps the commit timer out of the exact counts.
 L=$(dirname "$0")/twig-lib.sh
@@ -40,21 +41,31 @@ eq fsync-again-logs "0 3 0" "$(counts)"
 mv d/b d/c
 check fsync-renamed "$HELPER" fsync d/c
 eq rename-falls-back "1 3 1" "$(counts)"
+# a new file in a directory of the last commit: the log has its name
 echo new >d/new
 check fsync-new "$HELPER" fsync d/new
-eq new-file-falls-back "2 3 2" "$(counts)"
+eq new-file-logs "1 4 1" "$(counts)"
+# ... but not in a new directory, nor after a rename of a new file
+mkdir d/nd
+echo x >d/nd/f
+check fsync-new-in-new-dir "$HELPER" fsync d/nd/f
+eq new-dir-falls-back "2 4 2" "$(counts)"
+echo y >d/new2
+mv d/new2 d/new3
+check fsync-new-renamed "$HELPER" fsync d/new3
+eq new-renamed-falls-back "3 4 3" "$(counts)"
 mkdir d/sub
 check fsync-dir "$HELPER" fsync d
-eq dir-falls-back "3 3 3" "$(counts)"
+eq dir-falls-back "4 4 4" "$(counts)"
 
 # after the commit, the renamed file logs again; nothing to do when clean
 echo more >>d/c
 check fsync-after-commit "$HELPER" fsync d/c
-eq after-commit-logs "3 4 3" "$(counts)"
+eq after-commit-logs "4 5 4" "$(counts)"
 sync
 check fsync-clean "$HELPER" fsync d/c
-eq clean-fsync-nothing "4 4 3" "$(counts)"
-eq fsyncs-counted 8 "$(cs fsyncs)"
+eq clean-fsync-nothing "5 5 4" "$(counts)"
+eq fsyncs-counted 10 "$(cs fsyncs)"
 
 # a log, then umount (which commits): content and fsck
 echo three >>d/a
@@ -64,6 +75,7 @@ cd "$MNT" || exit 1
 eq content-a "one two three" "$(tr '\n' ' ' <d/a | sed 's/ $//')"
 if md5sum -c -s /tmp/big.sum; then pass content-big; else fail content-big "md5 differs"; fi
 eq content-c "keep more" "$(tr '\n' ' ' <d/c | sed 's/ $//')"
+eq content-new new "$(cat d/new)"
 
 # many log blocks in one transaction, then sync: every block freed
 reset
