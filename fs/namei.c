@@ -295,6 +295,7 @@ static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
 	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
 	WRITE_ONCE(TWIG_I(inode)->del_transid, trans->transid);
 	WRITE_ONCE(TWIG_I(dir)->ns_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(dir)->del_transid, trans->transid);
 	key.objectid = inode->i_ino;
 	key.type = TWIG_INODE_REF_KEY;
 	key.offset = dir->i_ino;

@@ -177,7 +177,8 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino,
  * last commit @gen: log that name's DIR_INDEX item (its DIR_ITEM entry is
  * the same bytes; replay rebuilds it).  0, 1 (not expressible) or -errno.
  */
-static int twig_log_new_name(struct twig_log_buf *lb, u64 ino, u64 gen)
+static int twig_log_new_name(struct twig_log_buf *lb, struct inode *dir,
+			     u64 ino, u64 gen, u64 transid)
 {
 	struct twig_fs_info *fs = lb->fs;
 	struct twig_key key = { ino, TWIG_INODE_REF_KEY, 0 };
@@ -207,6 +208,15 @@ static int twig_log_new_name(struct twig_log_buf *lb, u64 ino, u64 gen)
 	twig_release_path(path);
 	if (ret)
 		goto out;
+	/*
+	 * A name removed from the directory in T may be this very name in
+	 * the last commit (unlink, then create): replay could not add it.
+	 */
+	if (!dir || dir->i_ino != parent ||
+	    READ_ONCE(TWIG_I(dir)->del_transid) == transid) {
+		ret = 1;
+		goto out;
+	}
 	ret = twig_read_inode_item(fs, parent, &ii);
 	if (ret)
 		goto out;
@@ -299,9 +309,11 @@ static int twig_log_write(struct twig_fs_info *fs, struct twig_log_buf *lb,
  * logged, or nothing left to commit), 1 (the caller must commit) or
  * -errno.  The data must have been written and waited for.
  */
-int twig_log_inode(struct inode *inode)
+int twig_log_inode(struct file *file)
 {
+	struct inode *inode = file_inode(file);
 	struct twig_fs_info *fs = twig_isb(inode);
+	struct dentry *parent;
 	struct twig_inode_info *ti = TWIG_I(inode);
 	struct twig_log_prev zero = { };
 	struct twig_key key = { TWIG_LOG_TREE_OBJECTID, TWIG_LOG_PREV_KEY, 0 };
@@ -320,6 +332,8 @@ int twig_log_inode(struct inode *inode)
 		return -ENOMEM;
 	}
 	lb.data_end = fs->nodesize;
+	/* the directory of a new name: its dentry pins it while we look */
+	parent = dget_parent(file_dentry(file));
 	inode_lock(inode);
 	mutex_lock(&ti->extent_mutex);
 	mutex_lock(&fs->commit_mutex);
@@ -340,13 +354,15 @@ int twig_log_inode(struct inode *inode)
 	else if (!twig_log_add(&lb, &key, &zero, sizeof(zero)))
 		ret = -EINVAL;
 	else
-		ret = (new_file ? twig_log_new_name(&lb, inode->i_ino, gen) :
-		       0) ?:
+		ret = (new_file ? twig_log_new_name(&lb, d_inode(parent),
+						    inode->i_ino, gen,
+						    transid) : 0) ?:
 		      twig_log_copy_inode(&lb, inode->i_ino, new_file) ?:
 		      twig_log_write(fs, &lb, transid);
 	mutex_unlock(&fs->commit_mutex);
 	mutex_unlock(&ti->extent_mutex);
 	inode_unlock(inode);
+	dput(parent);
 	kfree(lb.data);
 	memalloc_nofs_restore(nofs);
 	if (ret == 0 && transid)

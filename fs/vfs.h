@@ -35,7 +35,8 @@ struct twig_inode_info {
 	 * commit when it is the running one (tree-log.c).
 	 */
 	u64 ns_transid;
-	u64 del_transid;	/* transaction that last removed a name */
+	u64 del_transid;	/* transaction that last removed a name of it
+				 * (a directory: a name in it) */
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
@@ -120,7 +121,7 @@ int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 
 /* tree-log.c */
-int twig_log_inode(struct inode *inode);
+int twig_log_inode(struct file *file);
 int twig_log_replay(struct twig_fs_info *fs);
 
 #endif /* _TWIGFS_VFS_H */

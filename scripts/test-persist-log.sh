@@ -50,6 +50,10 @@ $H fsync keep/d/renamed >/dev/null
 echo after-rename >>keep/d/renamed
 $H fsync keep/d/renamed >/dev/null
 md5sum keep/d/renamed >>/results/sums
+# unlink and create under the same name: a commit too
+rm keep/d/f21
+echo reborn >keep/d/f21
+$H fsync keep/d/f21 >/dev/null
 i=0
 while read -r size off len; do
 	[ -e keep/d/f$i ] || { i=$((i + 1)); continue; }

@@ -67,6 +67,16 @@ check fsync-clean "$HELPER" fsync d/c
 eq clean-fsync-nothing "5 5 4" "$(counts)"
 eq fsyncs-counted 10 "$(cs fsyncs)"
 
+# unlink, then a new file under the same name: the last commit still has
+# the old name, which the log cannot replace: a commit
+echo old >d/reuse
+sync
+reset
+rm d/reuse
+echo newer >d/reuse
+check fsync-reused-name "$HELPER" fsync d/reuse
+eq reused-name-falls-back "1 0 1" "$(counts)"
+
 # a log, then umount (which commits): content and fsck
 echo three >>d/a
 check fsync-before-umount "$HELPER" fsync d/a
@@ -76,6 +86,7 @@ eq content-a "one two three" "$(tr '\n' ' ' <d/a | sed 's/ $//')"
 if md5sum -c -s /tmp/big.sum; then pass content-big; else fail content-big "md5 differs"; fi
 eq content-c "keep more" "$(tr '\n' ' ' <d/c | sed 's/ $//')"
 eq content-new new "$(cat d/new)"
+eq content-reuse newer "$(cat d/reuse)"
 
 # many log blocks in one transaction, then sync: every block freed
 reset
