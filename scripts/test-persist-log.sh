@@ -104,7 +104,7 @@ GUEST
 check() {
 	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
 }
-log_root() { "$top/mkfs/twigfs-dump" "$img" | awk '$1 == "log_root" { print $2; exit }'; }
+log_root() { "$top/mkfs/twigfs-dump" "$img" | awk '$1 == "log_root" && !n++ { print $2 }'; }
 fails=0
 rc=0
 DISK=$img OUT=$work/a MOUNT_OPTS=commit=86400 "$top/qemu/guest.sh" "$work/write.sh" >"$work/a.log" 2>&1 || rc=$?
