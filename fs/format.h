@@ -290,7 +290,8 @@ static_assert(sizeof(struct twig_file_extent) == 49);
  * 0, generation = the superblock's log_generation) whose first item,
  * (TWIG_LOG_TREE_OBJECTID, TWIG_LOG_PREV_KEY, 0), is this structure; the
  * items after it are copies of one or more inodes' INODE_ITEM and
- * EXTENT_DATA items, sorted as in the fs tree.  @prev links to the log
+ * EXTENT_DATA items (for a file new in that transaction also its
+ * INODE_REF and the DIR_INDEX item of its name), sorted as in the fs tree.  @prev links to the log
  * block written before this one (0 ends the chain), so the superblock's
  * log_root names the newest.
  */

@@ -10,7 +10,8 @@
  * is a leaf in the fs tree's format (struct twig_header, owner
  * TWIG_LOG_TREE_OBJECTID, generation T), whose first item is a struct
  * twig_log_prev naming the block written before it, followed by copies of
- * one inode's INODE_ITEM and EXTENT_DATA items as they are in the running
+ * one inode's INODE_ITEM and EXTENT_DATA items (for a new file also its
+ * INODE_REF and its name's DIR_INDEX item) as they are in the running
  * tree.  The superblock names the newest block (log_root, log_generation =
  * T, and the incompat bit TWIG_FEATURE_INCOMPAT_LOG); every other field is
  * the last commit's, so a crash finds G plus the log.
@@ -34,14 +35,17 @@
  *   4. the commit of T writes a superblock without the log and then frees
  *      the log blocks (twig_log_committed()).
  *
- * What the log cannot express falls back to a full commit, counted in
- * log_fallbacks: anything but a regular file (directories commit, which
- * POSIX allows), a file whose names changed in T (created, linked,
- * unlinked or renamed: twig_inode_info.ns_transid > G; an inode read
- * from disk counts its INODE_ITEM transid, so an evicted one is never
- * mistaken for unchanged), items that do not fit in one block, no space
- * for a log block, or a failed log block write.  Names are therefore
- * never in the log: the committed tree already has them all.
+ * A file created in T with one name, in a directory that existed at the
+ * last commit and lost no name in T, is logged with its INODE_REF and the
+ * name's DIR_INDEX item (twig_log_new_name()).  What the log cannot
+ * express falls back to a full commit, counted in log_fallbacks: anything
+ * but a regular file (directories commit, which POSIX allows), any other
+ * name change in T (twig_inode_info.ns_transid > G: a link, rename or
+ * unlink; del_transid: a new name in a directory that lost one in T, which
+ * may be the same name in the last commit; an inode read from disk counts
+ * its INODE_ITEM transid for both, so an evicted one is never mistaken
+ * for unchanged), items that do not fit in one block, no space for a log
+ * block, or a failed log block write.
  *
  * Replay (twig_log_replay(), at a read-write mount before anything reads
  * the tree, when the superblock names a log of generation G + 1):
@@ -56,7 +60,9 @@
  *      before any tree block is allocated;
  *   3. in the transaction T: delete the inode's INODE_ITEM and
  *      EXTENT_DATA items, free the sectors of old extents that no logged
- *      one keeps, insert the logged items;
+ *      one keeps, insert the logged items; then add each logged name the
+ *      tree lacks (DIR_INDEX, DIR_ITEM entry, the directory's size and
+ *      next_index), only for inodes new in T that this replay inserted;
  *   4. commit T, which clears the log from the superblock and frees the
  *      log blocks.
  * A crash before 4's superblock leaves G and the unchanged log: the next
