@@ -35,8 +35,8 @@ struct twig_inode_info {
 	 * commit when it is the running one (tree-log.c).
 	 */
 	u64 ns_transid;
-	u64 del_transid;	/* transaction that last removed a name of it
-				 * (a directory: a name in it) */
+	/* transaction that last removed a name of it (a directory: in it) */
+	u64 del_transid;
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
