@@ -390,13 +390,17 @@ void twig_log_committed(struct twig_fs_info *fs)
 	fs->log_seq = 0;
 }
 
-/* Unmount without a commit (read-only, error): forget the list only. */
+/*
+ * Unmount without a commit (read-only, error, a failed replay), before
+ * the allocator goes: forget the blocks, which stay free on disk.
+ */
 void twig_log_free(struct twig_fs_info *fs)
 {
 	struct twig_log_blk *blk, *next;
 
 	list_for_each_entry_safe(blk, next, &fs->log_blocks, link) {
 		list_del(&blk->link);
+		list_del(&blk->da.list);
 		kfree(blk->data);
 		kfree(blk);
 	}

@@ -7,8 +7,9 @@
 #     truncated and fsync'd (three in four; the others are written only),
 #     new files are created and fsync'd (their names go in the log), and
 #     the machine is reset right after the last fsync returns;
-#   host: fsck is clean and reports the log; twigfs-dump shows it; a copy
-#     with one byte of the newest log block flipped fails fsck;
+#   host: fsck is clean and reports the log; twigfs-dump shows it (both
+#     also under ASan/UBSan); a copy with one byte of the newest log block
+#     flipped fails fsck;
 #   boot B: the replay's commit fails before its superblock (the
 #     replay_crash parameter: what a power cut there leaves); host: fsck is
 #     still clean and the superblock names the same log;
@@ -121,10 +122,19 @@ check grep -q 'fsync log of transaction' <("$top/mkfs/fsck.twigfs" -n "$img")
 root=$(log_root)
 name=log-dump-shows-log
 check grep -q '^fsync log of transaction' <("$top/mkfs/twigfs-dump" "$img")
+# the log paths of fsck and dump under ASan/UBSan, on a real log
+make -s -C "$top/mkfs" build-asan/fsck.twigfs build-asan/twigfs-dump
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+name=log-fsck-asan
+check "$top/mkfs/build-asan/fsck.twigfs" -n -v "$img"
+name=log-dump-asan
+dump_quiet() { "$top/mkfs/build-asan/twigfs-dump" "$img" >/dev/null; }
+check dump_quiet
 cp "$img" "$work/bad.img"
 printf '\xff' | dd of="$work/bad.img" bs=1 seek=$((root + 100)) conv=notrunc 2>/dev/null
 name=log-fsck-finds-damaged-log
-check test "$("$top/mkfs/fsck.twigfs" -n "$work/bad.img" >/dev/null 2>&1; echo $?)" = 4
+check test "$("$top/mkfs/build-asan/fsck.twigfs" -n "$work/bad.img" >/dev/null 2>&1; echo $?)" = 4
 rm -f "$work/bad.img"
 
 rc=0
