@@ -45,7 +45,8 @@
  * may be the same name in the last commit; an inode read from disk counts
  * its INODE_ITEM transid for both, so an evicted one is never mistaken
  * for unchanged), items that do not fit in one block, no space for a log
- * block, or a failed log block write.
+ * block, a failed log block write, or any other error of the copy
+ * (ENOMEM, a tree block read) outside the error state.
  *
  * Replay (twig_log_replay(), at a read-write mount before anything reads
  * the tree, when the superblock names a log of generation G + 1):
@@ -365,6 +366,12 @@ int twig_log_inode(struct file *file)
 						    transid) : 0) ?:
 		      twig_log_copy_inode(&lb, inode->i_ino, new_file) ?:
 		      twig_log_write(fs, &lb, transid);
+	/*
+	 * A failed copy or block write (ENOMEM, a tree block read) leaves
+	 * nothing behind: the commit can still make the file durable.
+	 */
+	if (ret < 0 && !test_bit(TWIG_FS_ERROR, &fs->flags))
+		ret = 1;
 	mutex_unlock(&fs->commit_mutex);
 	mutex_unlock(&ti->extent_mutex);
 	inode_unlock(inode);
