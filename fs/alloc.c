@@ -132,7 +132,12 @@ static int __twig_free_sectors(struct twig_fs_info *fs, u64 bytenr,
 			return -EUCLEAN;
 	for (i = start; i < start + n; i++) {
 		__clear_bit_le(i, fs->alloc_working);
-		if (test_bit_le(i, fs->alloc_committed)) {
+		/*
+		 * Once the running transaction has an fsync log, the log
+		 * may name what is freed now (an extent it copied): keep
+		 * every free busy until the commit (tree-log.c).
+		 */
+		if (test_bit_le(i, fs->alloc_committed) || fs->log_pin) {
 			fs->pinned_sectors++;
 		} else {
 			__clear_bit_le(i, fs->alloc_busy);
@@ -253,6 +258,70 @@ void twig_data_alloc_drop(struct twig_fs_info *fs, struct twig_data_alloc *da)
 	ret = __twig_free_sectors(fs, da->bytenr, da->bytes);
 	spin_unlock(&fs->alloc_lock);
 	WARN_ON_ONCE(ret);
+}
+
+/*
+ * A log block (tree-log.c): nodesize-aligned, free in both bitmaps, kept
+ * pending (never in a commit's bitmap) until the commit that makes the log
+ * obsolete is on disk, then dropped.  From now until that commit every
+ * free is pinned, so nothing the log names is reused.
+ */
+int twig_alloc_log_block(struct twig_fs_info *fs, struct twig_data_alloc *da)
+{
+	u64 keep;
+	int ret;
+
+	spin_lock(&fs->alloc_lock);
+	keep = DIV_ROUND_UP(fs->meta_reserved + fs->global_reserve,
+			    fs->sectorsize);
+	if (fs->free_sectors < twig_nodesects(fs) + keep)
+		ret = -ENOSPC;
+	else
+		ret = twig_alloc_sectors(fs, twig_nodesects(fs),
+					 twig_nodesects(fs),
+					 &fs->alloc_hint_meta, &da->bytenr);
+	if (!ret) {
+		da->bytes = fs->nodesize;
+		list_add_tail(&da->list, &fs->data_pending);
+		fs->pending_sectors += twig_nodesects(fs);
+		fs->log_pin = true;
+	}
+	spin_unlock(&fs->alloc_lock);
+	return ret;
+}
+
+/*
+ * Log replay (tree-log.c): take [bytenr, bytenr + bytes), which must be
+ * inside the device and free in both bitmaps, else -EUCLEAN.  With @da the
+ * range stays pending like a log block; without, it is an ordinary
+ * allocation of the running transaction (a logged extent).
+ */
+int twig_alloc_claim(struct twig_fs_info *fs, u64 bytenr, u64 bytes,
+		     struct twig_data_alloc *da)
+{
+	u64 start = bytenr >> TWIG_SECTOR_SHIFT;
+	u64 n = bytes >> TWIG_SECTOR_SHIFT;
+	u64 i;
+	int ret = 0;
+
+	if (!n || !IS_ALIGNED(bytenr | bytes, TWIG_SECTORSIZE) ||
+	    n > fs->alloc_nbits || start > fs->alloc_nbits - n)
+		return -EUCLEAN;
+	spin_lock(&fs->alloc_lock);
+	for (i = start; i < start + n; i++)
+		if (test_bit_le(i, fs->alloc_busy))
+			ret = -EUCLEAN;
+	if (!ret) {
+		twig_set_range(fs, start, n);
+		if (da) {
+			da->bytenr = bytenr;
+			da->bytes = bytes;
+			list_add_tail(&da->list, &fs->data_pending);
+			fs->pending_sectors += n;
+		}
+	}
+	spin_unlock(&fs->alloc_lock);
+	return ret;
 }
 
 int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
@@ -385,6 +454,7 @@ void twig_alloc_committed(struct twig_fs_info *fs)
 		  fs->alloc_map_longs * BITS_PER_LONG);
 	fs->free_sectors += fs->pinned_sectors;
 	fs->pinned_sectors = 0;
+	fs->log_pin = false;
 	spin_unlock(&fs->alloc_lock);
 }
 
@@ -428,6 +498,7 @@ int twig_alloc_init(struct twig_fs_info *fs)
 	spin_lock_init(&fs->alloc_lock);
 	INIT_LIST_HEAD(&fs->data_pending);
 	fs->pending_sectors = 0;
+	fs->log_pin = false;
 	fs->alloc_nbits = fs->total_bytes >> TWIG_SECTOR_SHIFT;
 	fs->alloc_map_bytes = DIV_ROUND_UP(fs->alloc_nbits, 8);
 	/* find_*_bit_le() and bitmap_or() read whole longs */

@@ -1051,6 +1051,11 @@ int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 		return ret;
 	if (test_bit(TWIG_FS_RDONLY, &twig_isb(inode)->flags))
 		return 0;
+	/* the data is on disk: log the items that name it (tree-log.c) */
+	ret = twig_log_inode(file);
+	if (ret <= 0)
+		return ret;
+	twig_stat_add(twig_isb(inode), TWIG_CS_LOG_FALLBACKS, 1);
 	return twig_commit_transaction(twig_isb(inode));
 }
 

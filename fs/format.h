@@ -65,6 +65,7 @@
 /* Objectids. */
 #define TWIG_FS_TREE_OBJECTID		5ULL	/* header.owner of fs tree */
 #define TWIG_ORPHAN_OBJECTID		6ULL	/* key.objectid of orphan items */
+#define TWIG_LOG_TREE_OBJECTID		7ULL	/* header.owner of log blocks */
 #define TWIG_ROOT_DIR_OBJECTID		256ULL	/* first inode, the root dir */
 #define TWIG_FIRST_FREE_OBJECTID	257ULL
 
@@ -75,6 +76,7 @@
 #define TWIG_DIR_ITEM_KEY	84	/* offset: name hash */
 #define TWIG_DIR_INDEX_KEY	96	/* offset: directory sequence */
 #define TWIG_EXTENT_DATA_KEY	108	/* offset: file offset */
+#define TWIG_LOG_PREV_KEY	250	/* (LOG_TREE, LOG_PREV, 0): log blocks */
 
 /*
  * Directory entry types: the kernel's FT_* values (fs_umode_to_ftype()),
@@ -95,7 +97,13 @@
  */
 #define TWIG_FEATURE_COMPAT_SUPP	0ULL
 #define TWIG_FEATURE_COMPAT_RO_SUPP	0ULL
-#define TWIG_FEATURE_INCOMPAT_SUPP	0ULL
+/*
+ * Set only while the superblock names an fsync log (log_root != 0), as
+ * ext4's RECOVER: a module that cannot replay the log must not mount (it
+ * would commit generation log_generation with the log still named).
+ */
+#define TWIG_FEATURE_INCOMPAT_LOG	0x1ULL
+#define TWIG_FEATURE_INCOMPAT_SUPP	TWIG_FEATURE_INCOMPAT_LOG
 
 /*
  * Checksums are CRC-32C (Castagnoli).  In terms of the kernel's raw
@@ -145,7 +153,13 @@ struct twig_super_block {
 	__le64 alloc_bytes;		/* bytes reserved per copy; B follows A */
 	__le64 root_dir_objectid;	/* TWIG_ROOT_DIR_OBJECTID */
 	char label[TWIG_LABEL_SIZE];	/* NUL-terminated */
-	__u8 reserved[3888];
+	/*
+	 * The fsync log (fs/tree-log.c): newest log block, 0 if none, and
+	 * the transaction it belongs to, generation + 1 (else it is stale).
+	 */
+	__le64 log_root;
+	__le64 log_generation;
+	__u8 reserved[3872];
 } __packed;
 static_assert(sizeof(struct twig_super_block) == TWIG_SUPER_SIZE);
 
@@ -271,6 +285,25 @@ static_assert(sizeof(struct twig_file_extent) == 49);
 #define TWIG_FILE_EXTENT_INLINE_START	17	/* offsetof(disk_bytenr) */
 
 /*
+ * The fsync log (fs/tree-log.c, FORMAT.md "The fsync log").  A log block
+ * is a leaf (struct twig_header with owner TWIG_LOG_TREE_OBJECTID, level
+ * 0, generation = the superblock's log_generation) whose first item,
+ * (TWIG_LOG_TREE_OBJECTID, TWIG_LOG_PREV_KEY, 0), is this structure; the
+ * items after it are copies of one or more inodes' INODE_ITEM and
+ * EXTENT_DATA items (for a file new in that transaction also its
+ * INODE_REF and the DIR_INDEX item of its name), sorted as in the fs tree.  @prev links to the log
+ * block written before this one (0 ends the chain), so the superblock's
+ * log_root names the newest.
+ */
+struct twig_log_prev {
+	__le64 prev;			/* older log block, 0: the first */
+	__le64 prev_generation;		/* its generation (the same) */
+	__le64 seq;			/* 1 for the first block, then +1 */
+	__le64 reserved;
+} __packed;
+static_assert(sizeof(struct twig_log_prev) == 32);
+
+/*
  * Limits that the kernel relies on, checked on every block read (the tree
  * checker, fs/tree-checker.c) and by fsck.twigfs.
  *
@@ -336,6 +369,7 @@ enum twig_tree_rule {
 	TWIG_RULE_NODE_NRITEMS,
 	TWIG_RULE_NODE_PTR,
 	TWIG_RULE_NODE_PTR_GEN,
+	TWIG_RULE_LOG_PREV,
 	TWIG_RULE_NR
 };
 
@@ -430,6 +464,8 @@ static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
 		"child block unaligned, outside the data area or the node" },
 	[TWIG_RULE_NODE_PTR_GEN] = { "node-ptr-generation",
 		"child generation 0 or newer than the node's" },
+	[TWIG_RULE_LOG_PREV] = { "log-prev",
+		"log block without its LOG_PREV item first, or a bad one" },
 };
 #endif
 

@@ -33,6 +33,8 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 	ti->nbytes = 0;
 	ti->next_index = TWIG_FIRST_DIR_INDEX;
 	ti->generation = 0;
+	ti->ns_transid = 0;
+	ti->del_transid = 0;
 	ti->flags = 0;
 	ti->maybe_inline = false;
 	return &ti->vfs_inode;
@@ -204,6 +206,9 @@ static int twig_fill_inode(struct inode *inode, const struct twig_inode_item *ii
 	inode_set_mtime_to_ts(inode, twig_get_time(&ii->mtime));
 	ti->otime = twig_get_time(&ii->otime);
 	ti->generation = le64_to_cpu(ii->generation);
+	/* a name may have changed in the transaction that wrote the item */
+	ti->ns_transid = le64_to_cpu(ii->transid);
+	ti->del_transid = ti->ns_transid;
 	ti->next_index = le64_to_cpu(ii->next_index);
 	if (S_ISDIR(mode) && ti->next_index < TWIG_FIRST_DIR_INDEX)
 		ti->next_index = TWIG_FIRST_DIR_INDEX;
@@ -336,6 +341,7 @@ struct inode *twig_new_inode(struct twig_trans *trans, struct inode *dir,
 	inode->i_rdev = rdev;
 	ti->otime = simple_inode_init_ts(inode);
 	ti->generation = trans->transid;
+	ti->ns_transid = trans->transid;
 	inode->i_generation = (u32)trans->transid;
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
 	twig_set_ops(inode);

@@ -98,10 +98,9 @@ static int twig_lookup_name(struct inode *dir, const struct qstr *name,
  * Append a record to the item at @key, creating the item if needed.
  * @rec is the fixed part, @name follows it.
  */
-static int twig_append_record(struct twig_trans *trans,
-			      const struct twig_key *key, const void *rec,
-			      u32 rec_len, const char *name, int len,
-			      bool is_dirent)
+int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
+		       const void *rec, u32 rec_len, const char *name, int len,
+		       bool is_dirent)
 {
 	struct twig_fs_info *fs = trans->fs;
 	u32 add = rec_len + len;
@@ -237,6 +236,9 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 	/* the index after the last must still be a readdir position */
 	if (index < TWIG_FIRST_DIR_INDEX || index > TWIG_MAX_DIR_INDEX)
 		return -EOVERFLOW;
+	/* names of both changed in this transaction: fsync must commit */
+	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
+	WRITE_ONCE(tdir->ns_transid, trans->transid);
 	de.ino = cpu_to_le64(inode->i_ino);
 	de.transid = cpu_to_le64(trans->transid);
 	de.name_len = cpu_to_le16(name->len);
@@ -289,6 +291,10 @@ static int twig_del_entry(struct twig_trans *trans, struct inode *dir,
 	u64 index = 0;
 	int ret;
 
+	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(inode)->del_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(dir)->ns_transid, trans->transid);
+	WRITE_ONCE(TWIG_I(dir)->del_transid, trans->transid);
 	key.objectid = inode->i_ino;
 	key.type = TWIG_INODE_REF_KEY;
 	key.offset = dir->i_ino;

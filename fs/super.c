@@ -503,6 +503,22 @@ static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 		       ret);
 		goto out_clear;
 	}
+	if (fs->super_copy->log_root) {
+		/* replaying writes; ignoring it would lose what fsync kept */
+		if (sb_rdonly(sb)) {
+			errorf(fc,
+			       "%s: an fsync log needs replay: mount read-write once",
+			       sb->s_id);
+			ret = -EROFS;
+			goto out_close;
+		}
+		ret = twig_log_replay(fs);
+		if (ret) {
+			errorf(fc, "%s: cannot replay the fsync log: %d",
+			       sb->s_id, ret);
+			goto out_close;
+		}
+	}
 
 	root = twig_iget(sb, TWIG_ROOT_DIR_OBJECTID);
 	if (IS_ERR(root)) {

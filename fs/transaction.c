@@ -258,6 +258,10 @@ static int twig_write_super(struct twig_fs_info *fs, u64 transid, u8 copy,
 	sb->root_level = root->level;
 	spin_unlock(&fs->root_lock);
 	sb->generation = cpu_to_le64(transid);
+	/* the commit makes the log of @transid obsolete (tree-log.c) */
+	sb->log_root = 0;
+	sb->log_generation = 0;
+	sb->incompat_flags &= ~cpu_to_le64(TWIG_FEATURE_INCOMPAT_LOG);
 	sb->alloc_copy = copy;
 	sb->alloc_csum = cpu_to_le32(alloc_csum);
 	sb->bytes_used = cpu_to_le64(twig_bytes_used(fs));
@@ -285,6 +289,7 @@ static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
 		return ret;
 	}
 	twig_alloc_committed(fs);
+	twig_log_committed(fs);
 	return 0;
 }
 
@@ -371,6 +376,8 @@ int twig_core_open(struct twig_fs_info *fs)
 	fs->running_transid = 0;
 	fs->num_writers = 0;
 	fs->commit_blocked = false;
+	INIT_LIST_HEAD(&fs->log_blocks);
+	fs->log_seq = 0;
 	if (!fs->lock_ops)
 		fs->lock_ops = twig_lock_strategy_get("mutex");
 
@@ -404,6 +411,7 @@ EXPORT_SYMBOL_IF_KUNIT(twig_core_open);
 /* After the last commit (or after an error, dropping what was not written). */
 void twig_core_close(struct twig_fs_info *fs)
 {
+	twig_log_free(fs);
 	twig_tree_close(fs);
 	twig_eb_cache_destroy(fs);
 	twig_alloc_destroy(fs);

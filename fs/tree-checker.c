@@ -52,6 +52,7 @@ struct twig_check {
 	const struct twig_fs_info *fs;
 	const struct twig_eb *eb;
 	u64 gen;		/* the block's generation */
+	bool log;		/* a log block (tree-log.c), not the fs tree */
 	int slot;		/* item or pointer being checked, -1: header */
 };
 
@@ -306,6 +307,8 @@ static int twig_check_leaf(struct twig_check *c, u32 nritems)
 
 	if (items_end > c->fs->nodesize)
 		return TWIG_RULE_LEAF_NRITEMS;
+	if (c->log && !nritems)
+		return TWIG_RULE_LOG_PREV;
 	for (i = 0; i < nritems; i++) {
 		u64 off = twig_item_offset(eb, i);
 		u64 size = twig_item_size(eb, i);
@@ -320,6 +323,14 @@ static int twig_check_leaf(struct twig_check *c, u32 nritems)
 		prev = key;
 		if (opaque)
 			continue;
+		if (c->log && i == 0) {
+			/* the chain link; everything after it is fs items */
+			if (key.objectid != TWIG_LOG_TREE_OBJECTID ||
+			    key.type != TWIG_LOG_PREV_KEY || key.offset ||
+			    size != sizeof(struct twig_log_prev))
+				return TWIG_RULE_LOG_PREV;
+			continue;
+		}
 		rule = twig_check_item(c, &key, eb->data + off, size);
 		if (rule)
 			return rule;
@@ -359,8 +370,10 @@ static int twig_check_node(struct twig_check *c, u32 nritems)
  * the checksum is to be checked.  Returns TWIG_RULE_OK or the rule that
  * failed, with *slot the item or pointer (-1 for the header).
  */
-int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
-		    u8 level, u64 parent_transid, bool csum, int *slot)
+static int __twig_tree_check(const struct twig_fs_info *fs,
+			     const struct twig_eb *eb, u8 level,
+			     u64 parent_transid, bool csum, u64 log_gen,
+			     int *slot)
 {
 	const struct twig_header *h = twig_eb_header(eb);
 	/*
@@ -373,8 +386,10 @@ int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
 		.fs = fs,
 		.eb = eb,
 		.gen = le64_to_cpu(h->generation),
+		.log = log_gen != 0,
 		.slot = -1,
 	};
+	u64 owner = log_gen ? TWIG_LOG_TREE_OBJECTID : TWIG_FS_TREE_OBJECTID;
 	int rule;
 
 	if (csum && le32_to_cpu(h->csum) !=
@@ -386,11 +401,12 @@ int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
 		rule = TWIG_RULE_BLOCK_ADDR;
 	else if (memcmp(h->fsid, fs->fsid, sizeof(h->fsid)))
 		rule = TWIG_RULE_FSID;
-	else if (le64_to_cpu(h->owner) != TWIG_FS_TREE_OBJECTID)
+	else if (le64_to_cpu(h->owner) != owner)
 		rule = TWIG_RULE_OWNER;
 	else if (h->level >= TWIG_MAX_LEVEL || h->level != level)
 		rule = TWIG_RULE_LEVEL;
-	else if (!c.gen || c.gen > newest ||
+	else if (log_gen ? c.gen != log_gen :
+		 !c.gen || c.gen > newest ||
 		 (parent_transid && c.gen != parent_transid))
 		rule = TWIG_RULE_GENERATION;
 	else if (h->level)
@@ -400,7 +416,41 @@ int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
 	*slot = c.slot;
 	return rule;
 }
+
+int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
+		    u8 level, u64 parent_transid, bool csum, int *slot)
+{
+	return __twig_tree_check(fs, eb, level, parent_transid, csum, 0, slot);
+}
 EXPORT_SYMBOL_IF_KUNIT(twig_tree_check);
+
+/*
+ * A log block (tree-log.c) of transaction @log_gen, built or read: owner
+ * LOG_TREE, a leaf, generation exactly @log_gen, its LOG_PREV item first
+ * and fs-tree items after it.  Returns the rule that failed.
+ */
+int twig_log_tree_check(const struct twig_fs_info *fs,
+			const struct twig_eb *eb, u64 log_gen, bool csum,
+			int *slot)
+{
+	return __twig_tree_check(fs, eb, 0, 0, csum, log_gen, slot);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_log_tree_check);
+
+/* twig_log_tree_check(): 0 or -EUCLEAN (logged). */
+int twig_log_check(struct twig_fs_info *fs, struct twig_eb *eb, u64 log_gen,
+		   bool csum)
+{
+	int slot;
+	int rule = twig_log_tree_check(fs, eb, log_gen, csum, &slot);
+
+	if (rule == TWIG_RULE_OK)
+		return 0;
+	pr_err_ratelimited("twigfs (%s): log block %llu: slot %d: rule %s failed: %s\n",
+			   fs->sb ? fs->sb->s_id : "memdev", eb->start, slot,
+			   twig_tree_rule_name(rule), twig_tree_rule_desc(rule));
+	return -EUCLEAN;
+}
 
 static int twig_verify(struct twig_fs_info *fs, struct twig_eb *eb,
 		       u8 level, u64 parent_transid, bool csum,

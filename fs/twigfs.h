@@ -191,12 +191,20 @@ struct twig_fs_info {
 	u64 pinned_sectors;		/* set in committed, clear in working */
 	struct list_head data_pending;	/* struct twig_data_alloc.list */
 	u64 pending_sectors;		/* their sectors, set in working */
+	bool log_pin;			/* the running trans has a log */
 	u64 meta_reserved;		/* bytes promised to open handles */
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
 	atomic_t fail_after;		/* sysfs fail_after: twig_should_fail() */
 
 	atomic64_t next_objectid;
+
+	/*
+	 * The fsync log of the running transaction (tree-log.c), under
+	 * @commit_mutex: its blocks (struct twig_log_blk), newest first.
+	 */
+	struct list_head log_blocks;
+	u64 log_seq;			/* blocks in the chain */
 
 	/* ---- VFS side (super.c owns these fields) ---- */
 	unsigned int commit_interval;	/* seconds */
@@ -474,6 +482,11 @@ const char *twig_tree_rule_name(int rule);
 int twig_verify_read(struct twig_fs_info *fs, struct twig_eb *eb, u8 level,
 		     u64 parent_transid);
 int twig_verify_write(struct twig_fs_info *fs, struct twig_eb *eb);
+int twig_log_tree_check(const struct twig_fs_info *fs,
+			const struct twig_eb *eb, u64 log_gen, bool csum,
+			int *slot);
+int twig_log_check(struct twig_fs_info *fs, struct twig_eb *eb, u64 log_gen,
+		   bool csum);
 
 /* ---- ctree.c ---- */
 struct twig_path *twig_alloc_path(void);
@@ -537,6 +550,9 @@ void twig_data_alloc_owned(struct twig_trans *trans,
 void twig_data_alloc_drop(struct twig_fs_info *fs, struct twig_data_alloc *da);
 int twig_free_data(struct twig_fs_info *fs, struct twig_trans *trans,
 		   u64 bytenr, u64 bytes);
+int twig_alloc_log_block(struct twig_fs_info *fs, struct twig_data_alloc *da);
+int twig_alloc_claim(struct twig_fs_info *fs, u64 bytenr, u64 bytes,
+		     struct twig_data_alloc *da);
 u64 twig_bytes_used(struct twig_fs_info *fs);
 u64 twig_bytes_allocated(struct twig_fs_info *fs);
 u64 twig_bytes_free(struct twig_fs_info *fs);
@@ -546,6 +562,10 @@ void twig_release_meta(struct twig_trans *trans);
 int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum);
 void twig_alloc_committed(struct twig_fs_info *fs);
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);
+
+/* ---- tree-log.c (the core's half: the commit drops the log) ---- */
+void twig_log_committed(struct twig_fs_info *fs);
+void twig_log_free(struct twig_fs_info *fs);
 
 /* ---- setup and teardown of the core, called by super.c ---- */
 int twig_core_open(struct twig_fs_info *fs);

@@ -30,6 +30,14 @@ struct twig_inode_info {
 	u64 flags;
 	struct timespec64 otime;
 	bool maybe_inline;	/* an inline extent may exist at offset 0 */
+	/*
+	 * Transaction that last changed a name of this inode (or, read from
+	 * disk, its INODE_ITEM transid): the fsync log falls back to a
+	 * commit when it is the running one (tree-log.c).
+	 */
+	u64 ns_transid;
+	/* transaction that last removed a name of it (a directory: in it) */
+	u64 del_transid;
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
@@ -94,6 +102,9 @@ void twig_orphan_cleanup(struct twig_fs_info *fs);
 /* namei.c */
 extern const struct inode_operations twig_dir_inode_operations;
 u32 twig_name_hash(const char *name, int len);
+int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
+		       const void *rec, u32 rec_len, const char *name, int len,
+		       bool is_dirent);
 
 /* dir.c */
 extern const struct file_operations twig_dir_operations;
@@ -109,5 +120,9 @@ int twig_truncate_extents(struct inode *inode, u64 new_size);
 int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 		      const void *data, u64 len);
 int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+
+/* tree-log.c */
+int twig_log_inode(struct file *file);
+int twig_log_replay(struct twig_fs_info *fs);
 
 #endif /* _TWIGFS_VFS_H */

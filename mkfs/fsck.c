@@ -7,7 +7,8 @@
  * when the tree is damaged).  Pass 2 checks the items against each other:
  * directory entry triplets, link counts, reachability and file extents.
  * Pass 3 compares the allocation bitmap with the sectors passes 1 and 2
- * found in use.  Nothing is ever written.
+ * found in use.  Pass 4 checks the fsync log, if the superblock names one.
+ * Nothing is ever written.
  */
 #include "twig_lib.h"
 
@@ -1040,6 +1041,139 @@ static void check_bitmap(struct fsck *f)
 	free(disk);
 }
 
+/* ---- pass 4: the fsync log ---- */
+
+/*
+ * The chain the superblock's log_root names (fs/tree-log.c): every block
+ * a verified leaf of the log, of transaction generation + 1, its LOG_PREV
+ * item first, sorted fs items after it (inodes the tree has, or new ones
+ * with their INODE_REF, and the DIR_INDEX of a new name in a directory the
+ * tree has), lying in space that is free in
+ * the committed bitmap and in no tree block or extent.  A valid log is
+ * not an error: the next read-write mount replays it.
+ */
+static void check_log(struct fsck *f)
+{
+	uint64_t log_gen = le64toh(f->sb.log_generation);
+	uint64_t addr = le64toh(f->sb.log_root);
+	bool flag = le64toh(f->sb.incompat_flags) & TWIG_FEATURE_INCOMPAT_LOG;
+	uint64_t bytes = twig_alloc_bytes(f->total_bytes);
+	uint64_t at = TWIG_RESERVED_BYTES + (f->sb.alloc_copy ? bytes : 0);
+	uint8_t *disk, *blk, *seen;
+	uint64_t nblocks = 0, nitems = 0;
+
+	if (!addr) {
+		if (log_gen || flag)
+			problem(f, "superblock", "no log_root, but log_generation %" PRIu64 " or the LOG feature is set",
+				log_gen);
+		return;
+	}
+	if (!flag)
+		problem(f, "superblock", "log_root set without the LOG incompat feature");
+	if (log_gen != f->generation + 1) {
+		problem(f, "superblock", "log_generation %" PRIu64 " is not generation + 1 (%" PRIu64 ")",
+			log_gen, f->generation + 1);
+		return;
+	}
+	disk = xcalloc(1, bytes);
+	blk = xcalloc(1, f->nodesize);
+	seen = xcalloc(1, f->total_bits / 8 + 1);
+	if (twig_pread_full(f->fd, disk, bytes, at))
+		memset(disk, 0, bytes);	/* check_bitmap() reported it */
+	while (addr) {
+		const struct twig_header *h = (const void *)blk;
+		struct twig_log_prev lp;
+		const uint8_t *data;
+		uint32_t size, nritems;
+		struct twig_key key, prev;
+		uint64_t s = addr / TWIG_SECTORSIZE;
+
+		if (!in_data_area(f, addr, f->nodesize)) {
+			problem(f, "log", "block %" PRIu64 " outside the data area or misaligned", addr);
+			break;
+		}
+		if (seen[s / 8] & TWIG_BITMAP_BIT(s)) {
+			block_problem(f, addr, "log block chain loops");
+			break;
+		}
+		twig_bitmap_set(seen, s, f->nodesize / TWIG_SECTORSIZE);
+		for (uint64_t i = s; i < s + f->nodesize / TWIG_SECTORSIZE; i++) {
+			if (f->used[i / 8] & TWIG_BITMAP_BIT(i)) {
+				block_problem(f, addr, "log block overlaps a tree block or extent");
+				break;
+			}
+			if (disk[i / 8] & TWIG_BITMAP_BIT(i)) {
+				block_problem(f, addr, "log block is allocated in the committed bitmap");
+				break;
+			}
+		}
+		if (twig_pread_full(f->fd, blk, f->nodesize, addr)) {
+			block_problem(f, addr, "cannot read log block: %s", strerror(errno));
+			break;
+		}
+		f->err_block = addr;
+		if (twig_block_verify_owner(blk, f->nodesize, f->sb.fsid, addr, log_gen,
+					    TWIG_LOG_TREE_OBJECTID, report_block, f))
+			break;
+		nritems = le32toh(h->nritems);
+		if (h->level || le64toh(h->generation) != log_gen || !nritems) {
+			block_problem(f, addr, "log block level %u generation %" PRIu64 " items %u: not a leaf of transaction %" PRIu64 " with items",
+				      h->level, (uint64_t)le64toh(h->generation), nritems, log_gen);
+			break;
+		}
+		twig_key_from_disk(&key, &twig_leaf_item(blk, 0)->key);
+		if (!twig_item_in_bounds(blk, f->nodesize, 0, &data, &size) ||
+		    key.objectid != TWIG_LOG_TREE_OBJECTID || key.type != TWIG_LOG_PREV_KEY ||
+		    key.offset || size != sizeof(lp)) {
+			block_problem(f, addr, "log block does not start with its LOG_PREV item");
+			break;
+		}
+		memcpy(&lp, data, sizeof(lp));
+		prev = key;
+		for (uint32_t i = 1; i < nritems; i++) {
+			bool is_new = false;
+
+			twig_key_from_disk(&key, &twig_leaf_item(blk, i)->key);
+			/* a logged INODE_REF marks a file new in the log's transaction */
+			for (uint32_t j = 1; j < nritems; j++) {
+				struct twig_key k;
+
+				twig_key_from_disk(&k, &twig_leaf_item(blk, j)->key);
+				is_new |= k.objectid == key.objectid && k.type == TWIG_INODE_REF_KEY;
+			}
+			if (!twig_item_in_bounds(blk, f->nodesize, i, &data, &size))
+				slot_problem(f, addr, i, &key, "item data outside the block's data area");
+			else if (twig_key_cmp(&prev, &key) >= 0)
+				slot_problem(f, addr, i, &key, "log items out of order");
+			else if (key.type != TWIG_INODE_ITEM_KEY &&
+				 key.type != TWIG_EXTENT_DATA_KEY &&
+				 key.type != TWIG_INODE_REF_KEY &&
+				 key.type != TWIG_DIR_INDEX_KEY)
+				slot_problem(f, addr, i, &key, "log holds an item it never writes");
+			else if (key.type == TWIG_DIR_INDEX_KEY ?
+				 !find_inode(f, key.objectid) || !is_dir(find_inode(f, key.objectid)) :
+				 is_new == (find_inode(f, key.objectid) != NULL))
+				slot_problem(f, addr, i, &key, is_new ?
+					     "log has a new inode the tree already has" :
+					     "log names an inode or directory the tree does not have");
+			prev = key;
+			nitems++;
+		}
+		nblocks++;
+		addr = le64toh(lp.prev);
+		if (addr && le64toh(lp.prev_generation) != log_gen) {
+			block_problem(f, addr, "log block generation %" PRIu64 " in the chain of transaction %" PRIu64,
+				      (uint64_t)le64toh(lp.prev_generation), log_gen);
+			break;
+		}
+	}
+	printf(PROG ": %s: fsync log of transaction %" PRIu64 ": %" PRIu64 " block(s), %" PRIu64 " item(s); the next read-write mount replays it\n",
+	       f->path, log_gen, nblocks, nitems);
+	free(seen);
+	free(blk);
+	free(disk);
+}
+
 /* ---- driver ---- */
 
 static int open_fs(struct fsck *f)
@@ -1108,6 +1242,9 @@ static void run_passes(struct fsck *f)
 	if (f->verbose)
 		printf(PROG ": pass 3: allocation bitmap\n");
 	check_bitmap(f);
+	if (f->verbose)
+		printf(PROG ": pass 4: fsync log\n");
+	check_log(f);
 }
 
 static void free_fsck(struct fsck *f)

@@ -22,6 +22,8 @@ struct dumper {
 	uint32_t nodesize;
 	uint64_t *visited;	/* block addresses already printed */
 	size_t nvisited;
+	uint64_t owner;		/* of the blocks being shown */
+	uint64_t max_gen;	/* newest generation they may have */
 };
 
 static void dump_super(FILE *out, const struct twig_super_block *sb)
@@ -59,6 +61,8 @@ static void dump_super(FILE *out, const struct twig_super_block *sb)
 	fprintf(out, "\talloc_start\t\t%" PRIu64 "\n", (uint64_t)le64toh(sb->alloc_start));
 	fprintf(out, "\talloc_bytes\t\t%" PRIu64 "\n", (uint64_t)le64toh(sb->alloc_bytes));
 	fprintf(out, "\troot_dir_objectid\t%" PRIu64 "\n", (uint64_t)le64toh(sb->root_dir_objectid));
+	fprintf(out, "\tlog_root\t\t%" PRIu64 "\n", (uint64_t)le64toh(sb->log_root));
+	fprintf(out, "\tlog_generation\t\t%" PRIu64 "\n", (uint64_t)le64toh(sb->log_generation));
 }
 
 static void dump_time(FILE *out, const char *name, const struct twig_timespec *t)
@@ -178,6 +182,19 @@ static void dump_item(FILE *out, uint8_t type, const uint8_t *data, uint32_t siz
 	case TWIG_EXTENT_DATA_KEY:
 		dump_extent(out, data, size);
 		break;
+	case TWIG_LOG_PREV_KEY:
+		if (size == sizeof(struct twig_log_prev)) {
+			struct twig_log_prev lp;
+
+			memcpy(&lp, data, sizeof(lp));
+			fprintf(out, "\t\tprev %" PRIu64 " prev_generation %" PRIu64 " seq %" PRIu64 "\n",
+				(uint64_t)le64toh(lp.prev),
+				(uint64_t)le64toh(lp.prev_generation),
+				(uint64_t)le64toh(lp.seq));
+		} else {
+			fprintf(out, "\t\tbad LOG_PREV size %u\n", size);
+		}
+		break;
 	default:
 		fprintf(out, "\t\tunknown item type\n");
 	}
@@ -244,8 +261,9 @@ static void dump_block(struct dumper *d, uint64_t addr, int depth)
 		(uint64_t)le64toh(h->generation), (uint64_t)le64toh(h->owner));
 	fprintf(d->out, "\tcsum 0x%08x flags 0x%x fsid %s\n", le32toh(h->csum),
 		le32toh(h->flags), uuid);
-	if (twig_block_verify(blk, d->nodesize, d->sb->fsid, addr,
-			      le64toh(d->sb->generation), print_warning, d->out) &&
+	if (twig_block_verify_owner(blk, d->nodesize, d->sb->fsid, addr,
+				    d->max_gen, d->owner, print_warning,
+				    d->out) &&
 	    (h->level >= TWIG_MAX_LEVEL ||
 	     nritems > twig_max_items(d->nodesize, h->level))) {
 		free(blk);
@@ -268,6 +286,34 @@ static void dump_block(struct dumper *d, uint64_t addr, int depth)
 	}
 	for (uint32_t i = 0; i < nritems; i++)
 		dump_block(d, le64toh(twig_node_ptr(blk, i)->blockptr), depth + 1);
+	free(blk);
+}
+
+/* The fsync log, newest block first, following each LOG_PREV item. */
+static void dump_log(struct dumper *d)
+{
+	uint64_t addr = le64toh(d->sb->log_root);
+	uint8_t *blk = malloc(d->nodesize);
+
+	d->owner = TWIG_LOG_TREE_OBJECTID;
+	d->max_gen = le64toh(d->sb->log_generation);
+	fprintf(d->out, "fsync log of transaction %" PRIu64 "\n", d->max_gen);
+	while (blk && addr && visit(d, addr)) {
+		const struct twig_item *it;
+		struct twig_log_prev lp;
+
+		d->nvisited--;	/* dump_block() visits it */
+		dump_block(d, addr, 0);
+		if (twig_pread_full(d->fd, blk, d->nodesize, addr) ||
+		    le32toh(((const struct twig_header *)blk)->nritems) == 0)
+			break;
+		it = twig_leaf_item(blk, 0);
+		if (le32toh(it->size) != sizeof(lp) ||
+		    le32toh(it->offset) > d->nodesize - sizeof(lp))
+			break;
+		memcpy(&lp, blk + le32toh(it->offset), sizeof(lp));
+		addr = le64toh(lp.prev);
+	}
 	free(blk);
 }
 
@@ -299,7 +345,11 @@ int twig_dump(int fd, FILE *out)
 	d.visited = calloc(MAX_VISITED, sizeof(*d.visited));
 	if (!d.visited)
 		return -1;
+	d.owner = TWIG_FS_TREE_OBJECTID;
+	d.max_gen = le64toh(sb.generation);
 	dump_block(&d, le64toh(sb.root), 0);
+	if (sb.log_root)
+		dump_log(&d);
 	free(d.visited);
 	return 0;
 }

@@ -170,6 +170,7 @@ const char *twig_key_type_name(uint8_t type)
 	case TWIG_DIR_ITEM_KEY:		return "DIR_ITEM";
 	case TWIG_DIR_INDEX_KEY:	return "DIR_INDEX";
 	case TWIG_EXTENT_DATA_KEY:	return "EXTENT_DATA";
+	case TWIG_LOG_PREV_KEY:		return "LOG_PREV";
 	default:			return NULL;
 	}
 }
@@ -341,6 +342,16 @@ int twig_block_verify(const void *block, uint32_t nodesize,
 		      const uint8_t fsid[16], uint64_t addr, uint64_t max_gen,
 		      twig_report_fn report, void *ctx)
 {
+	return twig_block_verify_owner(block, nodesize, fsid, addr, max_gen,
+				       TWIG_FS_TREE_OBJECTID, report, ctx);
+}
+
+/* The same for a block of tree @owner (the fs tree or the fsync log). */
+int twig_block_verify_owner(const void *block, uint32_t nodesize,
+			    const uint8_t fsid[16], uint64_t addr,
+			    uint64_t max_gen, uint64_t owner,
+			    twig_report_fn report, void *ctx)
+{
 	const struct twig_header *h = block;
 	uint32_t csum = twig_block_csum(block, nodesize);
 	uint32_t nritems = le32toh(h->nritems);
@@ -365,9 +376,10 @@ int twig_block_verify(const void *block, uint32_t nodesize,
 			(uint64_t)le64toh(h->generation), max_gen);
 		bad++;
 	}
-	if (le64toh(h->owner) != TWIG_FS_TREE_OBJECTID) {
-		reportf(report, ctx, "owner %" PRIu64 " is not the fs tree",
-			(uint64_t)le64toh(h->owner));
+	if (le64toh(h->owner) != owner) {
+		reportf(report, ctx, "owner %" PRIu64 " is not the %s",
+			(uint64_t)le64toh(h->owner),
+			owner == TWIG_LOG_TREE_OBJECTID ? "fsync log" : "fs tree");
 		bad++;
 	}
 	if (h->level >= TWIG_MAX_LEVEL) {

@@ -94,6 +94,10 @@ uint32_t twig_max_items(uint32_t nodesize, uint8_t level);
 int twig_block_verify(const void *block, uint32_t nodesize,
 		      const uint8_t fsid[16], uint64_t addr, uint64_t max_gen,
 		      twig_report_fn report, void *ctx);
+int twig_block_verify_owner(const void *block, uint32_t nodesize,
+			    const uint8_t fsid[16], uint64_t addr,
+			    uint64_t max_gen, uint64_t owner,
+			    twig_report_fn report, void *ctx);
 bool twig_item_in_bounds(const void *block, uint32_t nodesize, uint32_t slot,
 			 const uint8_t **data, uint32_t *size);
 

@@ -3,7 +3,8 @@
 # writes more without syncing, unlinks a file it keeps open, and resets the
 # machine; the host's fsck must find the image clean (the open file is an
 # orphan item), and the next boot must find every synced byte and delete
-# the orphan.
+# the orphan.  Then scripts/test-persist-log.sh: the same for fsync'd
+# data through the fsync log, with a power cut during its replay.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,4 +74,6 @@ check test "$(orphans)" = 0
 if ((fails)); then
 	tail -n 20 "$work/a.log" "$work/b/console.log" 2>/dev/null | sed 's/^/    /'
 fi
+# the fsync log: power cuts after fsync and during replay (fixed seed)
+"$top/scripts/test-persist-log.sh" || fails=$((fails + 1))
 ((fails == 0))

@@ -259,6 +259,7 @@ struct tc_case {
 	int rule;
 	bool node;		/* start from tc_node(), not tc_leaf() */
 	bool keep_csum;		/* the mutation is the checksum */
+	bool log;		/* checked as a log block (twig_log_check) */
 	int slot;		/* the slot the failure must name */
 	void (*mutate)(struct tc_env *e);
 };
@@ -299,6 +300,12 @@ static void m_fsid(struct tc_env *e)
 static void m_owner(struct tc_env *e)
 {
 	tc_hdr(e)->owner = cpu_to_le64(TWIG_FS_TREE_OBJECTID + 1);
+}
+
+/* an fs leaf claimed as a log block: slot 0 is no LOG_PREV item */
+static void m_log_no_prev(struct tc_env *e)
+{
+	tc_hdr(e)->owner = cpu_to_le64(TWIG_LOG_TREE_OBJECTID);
 }
 
 static void m_level_parent(struct tc_env *e)
@@ -832,6 +839,8 @@ static const struct tc_case tc_cases[] = {
 	  .node = true, .slot = 1, .mutate = m_ptr_gen0 },
 	{ "node key order", R(KEY_ORDER),
 	  .node = true, .slot = 2, .mutate = m_node_order },
+	{ "log block without LOG_PREV first", R(LOG_PREV),
+	  .log = true, .slot = 0, .mutate = m_log_no_prev },
 };
 
 #undef R
@@ -860,7 +869,10 @@ static void tc_rule(struct kunit *test)
 	c->mutate(e);
 	if (!c->keep_csum)
 		tc_csum(e);
-	rule = tc_check(e, &slot);
+	if (c->log)
+		rule = twig_log_tree_check(e->fs, e->eb, TC_GEN, true, &slot);
+	else
+		rule = tc_check(e, &slot);
 	KUNIT_EXPECT_STREQ(test, twig_tree_rule_name(rule),
 			   twig_tree_rule_name(c->rule));
 	KUNIT_EXPECT_EQ(test, slot, c->slot);

@@ -19,7 +19,7 @@
  *   twig-helper mksock PATH                     bind an AF_UNIX socket
  *   twig-helper seek data|hole FILE OFFSET      prints the offset
  *   twig-helper mmap-write FILE OFFSET TEXT     MAP_SHARED store + msync
- *   twig-helper fsync FILE | fdatasync FILE
+ *   twig-helper fsync FILE | fdatasync FILE   (FILE may be a directory)
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -216,6 +216,9 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "fdatasync"))) {
 		int fd = open(argv[2], O_RDWR);
 
+		/* a directory opens read-only only */
+		if (fd < 0 && errno == EISDIR)
+			fd = open(argv[2], O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
 			return fail();
 		if (argv[1][1] == 's' ? fsync(fd) : fdatasync(fd))
