@@ -1129,4 +1129,5 @@ const struct file_operations twig_file_operations = {
 const struct inode_operations twig_file_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
 };

@@ -569,10 +569,12 @@ int twig_getattr(struct user_namespace *mnt_userns, const struct path *path,
 const struct inode_operations twig_special_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
 };
 
 const struct inode_operations twig_symlink_inode_operations = {
 	.get_link	= page_get_link,
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
 };

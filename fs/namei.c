@@ -364,7 +364,8 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	trans = twig_start_transaction(fs, 6);
+	/* the inode, a name, the directory; a label and two ACLs (+3) */
+	trans = twig_start_transaction(fs, 9);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	inode = twig_new_inode(trans, dir, mode, rdev);
@@ -372,8 +373,8 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 		twig_end_transaction(trans);
 		return PTR_ERR(inode);
 	}
-	ret = 0;
-	if (symname) {
+	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
+	if (!ret && symname) {
 		u32 len = strlen(symname);
 
 		ret = twig_write_inline(trans, inode, symname, len);
@@ -431,7 +432,8 @@ static int twig_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	trans = twig_start_transaction(fs, 6);
+	/* the inode, a name, the directory; a label and two ACLs (+3) */
+	trans = twig_start_transaction(fs, 9);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
 	inode = twig_new_inode(trans, dir, S_IFDIR | mode, 0);
@@ -439,7 +441,9 @@ static int twig_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 		twig_end_transaction(trans);
 		return PTR_ERR(inode);
 	}
-	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
+	if (!ret)
+		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inc_nlink(dir);
 		ret = twig_update_inode(trans, dir);
@@ -715,4 +719,5 @@ const struct inode_operations twig_dir_inode_operations = {
 	.rename		= twig_rename,
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
 };

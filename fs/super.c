@@ -491,6 +491,7 @@ static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	sb->s_magic = TWIG_SUPER_MAGIC;
 	sb->s_op = &twig_super_ops;
+	sb->s_xattr = twig_xattr_handlers;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
 	sb->s_time_min = S64_MIN;

@@ -94,6 +94,18 @@ void twig_orphan_cleanup(struct twig_fs_info *fs);
 extern const struct inode_operations twig_dir_inode_operations;
 u32 twig_name_hash(const char *name, int len);
 
+/* xattr.c */
+extern const struct xattr_handler *twig_xattr_handlers[];
+int twig_getxattr(struct inode *inode, const char *name, void *buf,
+		  size_t size);
+int twig_setxattr(struct twig_trans *trans, struct inode *inode,
+		  const char *name, const void *value, size_t size, int flags);
+int twig_setxattr_trans(struct inode *inode, const char *name,
+			const void *value, size_t size, int flags);
+ssize_t twig_listxattr(struct dentry *dentry, char *buf, size_t size);
+int twig_init_security(struct twig_trans *trans, struct inode *inode,
+		       struct inode *dir, const struct qstr *qstr);
+
 /* dir.c */
 extern const struct file_operations twig_dir_operations;
 

@@ -924,7 +924,7 @@ static void check_extents(struct fsck *f, const struct inode *in)
 /*
  * An orphan inode with no links, perhaps half deleted: it has no names
  * (they went with the last link), and deletion goes in key order, so
- * besides its INODE_ITEM only extents may be left.
+ * besides its INODE_ITEM only extended attributes and extents may be left.
  */
 static void check_dying(struct fsck *f, const struct inode *in)
 {
@@ -934,7 +934,8 @@ static void check_dying(struct fsck *f, const struct inode *in)
 	     f->items[i].key.objectid == in->ino; i++) {
 		uint8_t type = f->items[i].key.type;
 
-		if (type != TWIG_INODE_ITEM_KEY && type != TWIG_EXTENT_DATA_KEY)
+		if (type != TWIG_INODE_ITEM_KEY && type != TWIG_XATTR_ITEM_KEY &&
+		    type != TWIG_EXTENT_DATA_KEY)
 			item_problem(f, &f->items[i], "%s item of an inode being deleted (orphan, no links)",
 				     twig_key_type_name(type) ? twig_key_type_name(type) : "unknown");
 	}

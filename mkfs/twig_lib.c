@@ -166,6 +166,7 @@ const char *twig_key_type_name(uint8_t type)
 	switch (type) {
 	case TWIG_INODE_ITEM_KEY:	return "INODE_ITEM";
 	case TWIG_INODE_REF_KEY:	return "INODE_REF";
+	case TWIG_XATTR_ITEM_KEY:	return "XATTR_ITEM";
 	case TWIG_ORPHAN_ITEM_KEY:	return "ORPHAN_ITEM";
 	case TWIG_DIR_ITEM_KEY:		return "DIR_ITEM";
 	case TWIG_DIR_INDEX_KEY:	return "DIR_INDEX";
