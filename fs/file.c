@@ -1130,4 +1130,6 @@ const struct inode_operations twig_file_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
 	.listxattr	= twig_listxattr,
+	.get_acl	= twig_get_acl,
+	.set_acl	= twig_set_acl,
 };

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
+#include <linux/posix_acl.h>
 #include "vfs.h"
 
 static struct kmem_cache *twig_inode_cachep;
@@ -548,6 +549,9 @@ int twig_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		return PTR_ERR(trans);
 	ret = twig_update_inode(trans, inode);
 	twig_end_transaction(trans);
+	/* after the handle: the access ACL follows the new mode */
+	if (!ret && (attr->ia_valid & ATTR_MODE))
+		ret = posix_acl_chmod(&init_user_ns, inode, inode->i_mode);
 	return ret;
 }
 
@@ -570,6 +574,8 @@ const struct inode_operations twig_special_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
 	.listxattr	= twig_listxattr,
+	.get_acl	= twig_get_acl,
+	.set_acl	= twig_set_acl,
 };
 
 const struct inode_operations twig_symlink_inode_operations = {

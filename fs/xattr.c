@@ -469,6 +469,11 @@ const struct xattr_handler *twig_xattr_handlers[] = {
 	&twig_user_xattr_handler,
 	&twig_trusted_xattr_handler,
 	&twig_security_xattr_handler,
+#ifdef CONFIG_FS_POSIX_ACL
+	/* system.posix_acl_*: through ->get_acl and ->set_acl (acl.c) */
+	&posix_acl_access_xattr_handler,
+	&posix_acl_default_xattr_handler,
+#endif
 	NULL
 };
 

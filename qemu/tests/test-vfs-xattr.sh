@@ -121,7 +121,55 @@ eq persist-big 3740 "$("$HELPER" getxattr f user.big 0)"
 fsck_twig fsck-xattrs
 cd "$MNT" || exit 1
 
-# ---- cp -a and tar --xattrs round trips ----
+# ---- POSIX ACLs ----
+umask 022
+acl() { "$GNU/getfacl" -cE "$@" 2>&1; }
+: >plain
+mkdir plaindir
+eq umask-file 644 "$("$GNU/stat" -c %a plain)"
+eq umask-dir 755 "$("$GNU/stat" -c %a plaindir)"
+: >acl1
+check setfacl "$GNU/setfacl" -m u:1234:r-x,g:99:rw- acl1
+eq getfacl "user::rw- user:1234:r-x group::r-- group:99:rw- mask::rwx other::r-- " \
+	"$(acl acl1 | sed '/^$/d' | tr '\n' ' ')"
+eq acl-mode 674 "$("$GNU/stat" -c %a acl1)"
+# posix_acl_xattr_header + 6 entries of 8 bytes
+eq acl-xattr 52 "$("$HELPER" getxattr acl1 system.posix_acl_access 0)"
+eq acl-listed "system.posix_acl_access " "$(names acl1)"
+check chmod-acl chmod 640 acl1
+eq chmod-mask "mask::r--" "$(acl acl1 | grep '^mask')"
+eq chmod-other "other::---" "$(acl acl1 | grep '^other')"
+eq chmod-named "user:1234:r-x" "$(acl acl1 | grep '^user:1234')"
+: >acl2
+check acl-equiv "$GNU/setfacl" -m u::rwx acl2
+expect_err acl-equiv-no-xattr ENODATA "$HELPER" getxattr acl2 system.posix_acl_access 0
+eq acl-equiv-mode 744 "$("$GNU/stat" -c %a acl2)"
+mkdir dacl
+check setfacl-default "$GNU/setfacl" -d -m u:1234:rwx,g:99:r-x dacl
+: >dacl/new
+eq inherit-file "user:1234:rwx" "$(acl dacl/new | grep '^user:1234')"
+# the default ACL, not the umask, decides: group bits are the mask
+eq inherit-mode 664 "$("$GNU/stat" -c %a dacl/new)"
+mkdir dacl/sub
+eq inherit-dir-default "default:user:1234:rwx" \
+	"$(acl dacl/sub | grep '^default:user:1234')"
+eq inherit-dir-access "user:1234:rwx" "$(acl dacl/sub | grep '^user:1234')"
+mknod dacl/fifo p
+eq inherit-fifo "user:1234:rwx" "$(acl dacl/fifo | grep '^user:1234')"
+ln -s new dacl/link
+eq inherit-symlink-none 0 "$("$HELPER" listxattr dacl/link 0)"
+check setfacl-b "$GNU/setfacl" -b acl1
+expect_err setfacl-b-gone ENODATA "$HELPER" getxattr acl1 system.posix_acl_access 0
+check setfacl-k "$GNU/setfacl" -k dacl/sub
+expect_err setfacl-k-gone ENODATA "$HELPER" getxattr dacl/sub system.posix_acl_default 0
+check setfacl-again "$GNU/setfacl" -m u:77:rw acl2
+acls_before=$("$GNU/getfacl" -R . 2>&1)
+check acl-remount remount_twig
+cd "$MNT" || exit 1
+eq acl-persist "$acls_before" "$("$GNU/getfacl" -R . 2>&1)"
+eq acl-persist-mode 664 "$("$GNU/stat" -c %a dacl/new)"
+
+# ---- cp -a and tar --xattrs --acls round trips ----
 mkdir -p src/sub
 echo one >src/one
 echo two >src/sub/two
@@ -129,17 +177,22 @@ echo two >src/sub/two
 "$GNU/setfattr" -n user.k2 -v v2 src/sub/two
 "$GNU/setfattr" -n trusted.k3 -v v3 src/sub
 "$GNU/setfattr" -n user.k4 -v v4 src
-# dump DIR: every attribute below DIR, with relative paths
-dump() { (cd "$1" && "$GNU/getfattr" -R -d -m - . 2>&1); }
+"$GNU/setfacl" -m u:1234:rw src/one
+"$GNU/setfacl" -d -m g:99:rx src/sub
+# dump DIR: every attribute and ACL below DIR, with relative paths
+dump() {
+	(cd "$1" && "$GNU/getfattr" -R -d -m - . 2>&1 &&
+		"$GNU/getfacl" -R . 2>&1)
+}
 check cp-a "$GNU/cp" -a src copy
 check cp-a-diff "$GNU/diff" -r src copy
 eq cp-a-xattrs "$(dump src)" "$(dump copy)"
-check tar-c "$GNU/tar" --xattrs --xattrs-include='*' -cf /tmp/x.tar -C src .
+check tar-c "$GNU/tar" --xattrs --xattrs-include='*' --acls -cf /tmp/x.tar -C src .
 mkdir untar
-check tar-x "$GNU/tar" --xattrs --xattrs-include='*' -xf /tmp/x.tar -C untar
+check tar-x "$GNU/tar" --xattrs --xattrs-include='*' --acls -xf /tmp/x.tar -C untar
 check tar-diff "$GNU/diff" -r src untar
 eq tar-xattrs "$(dump src)" "$(dump untar)"
-if dump src | grep -q k3; then
+if dump src | grep -q k3 && dump src | grep -q 'default:group:99'; then
 	pass dump-nonempty
 else
 	fail dump-nonempty "getfattr -R listed nothing"
