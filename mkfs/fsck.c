@@ -9,6 +9,7 @@
  * Pass 3 compares the allocation bitmap with the sectors passes 1 and 2
  * found in use.  Nothing is ever written.
  */
+#define TWIG_WANT_RULE_TABLE	/* names the tree checker's rules */
 #include "twig_lib.h"
 
 #include <errno.h>
@@ -46,6 +47,7 @@ struct inode {
 	uint32_t subdirs;	/* directories among this dir's entries */
 	uint64_t name_bytes;	/* sum of this dir's entries' name lengths */
 	uint32_t ref_items, ref_names;
+	uint64_t xattr_bytes;	/* XATTR_ITEM bytes, against the limit */
 	bool reached;
 	bool orphan;		/* an ORPHAN_ITEM names it: nameless, being deleted */
 };
@@ -736,6 +738,54 @@ static void check_inode_ref(struct fsck *f, const struct item *it,
 		item_problem(f, it, "malformed INODE_REF: name_len runs past the item");
 }
 
+/*
+ * XATTR_ITEM: the tree checker's rules (named as the kernel logs them), no
+ * name twice in one item, and the inode's total (format.h).  Returns the
+ * item's bytes for the total.
+ */
+#define rule_problem(f, it, rule, fmt, ...) \
+	item_problem(f, it, "rule %s: " fmt, twig_tree_rules[rule].name, \
+		     __VA_ARGS__)
+
+static uint64_t check_xattr_item(struct fsck *f, const struct item *it)
+{
+	struct twig_xattr xa, other;
+	uint32_t pos = 0, p2;
+	int r;
+
+	if (!it->size)
+		rule_problem(f, it, TWIG_RULE_XATTR_SIZE, "%s", "empty XATTR_ITEM");
+	while ((r = twig_xattr_next(it->data, it->size, &pos, &xa)) > 0) {
+		if (xa.value_len > TWIG_XATTR_MAX_VALUE)
+			rule_problem(f, it, TWIG_RULE_XATTR_SIZE,
+				     "value of %u bytes above the limit %u",
+				     xa.value_len, TWIG_XATTR_MAX_VALUE);
+		if (!twig_xattr_name_known(xa.name, xa.name_len)) {
+			rule_problem(f, it, TWIG_RULE_XATTR_NAME,
+				     "invalid xattr name '%.*s' (length %u)",
+				     xa.name_len, xa.name, xa.name_len);
+		} else if (twig_name_hash(xa.name, xa.name_len) != it->key.offset) {
+			rule_problem(f, it, TWIG_RULE_XATTR_HASH,
+				     "name hash of '%.*s' is 0x%08x, not the key offset",
+				     xa.name_len, xa.name,
+				     twig_name_hash(xa.name, xa.name_len));
+		}
+		if (!xa.transid || xa.transid > it->block_gen)
+			rule_problem(f, it, TWIG_RULE_XATTR_TRANSID,
+				     "xattr transid %" PRIu64 " is 0 or newer than its leaf's generation %" PRIu64,
+				     xa.transid, it->block_gen);
+		for (p2 = pos; twig_xattr_next(it->data, it->size, &p2, &other) > 0; )
+			if (same_name(xa.name, xa.name_len, other.name, other.name_len))
+				item_problem(f, it, "xattr '%.*s' twice in one item",
+					     xa.name_len, xa.name);
+	}
+	if (r < 0)
+		rule_problem(f, it, TWIG_RULE_XATTR_SIZE,
+			     "malformed XATTR_ITEM: entry at %u runs past the item",
+			     pos);
+	return it->size;
+}
+
 static void check_items(struct fsck *f)
 {
 	for (size_t i = 0; i < f->nitems; i++) {
@@ -747,6 +797,13 @@ static void check_items(struct fsck *f)
 		switch (it->key.type) {
 		case TWIG_INODE_REF_KEY:
 			check_inode_ref(f, it, in);
+			break;
+		case TWIG_XATTR_ITEM_KEY:
+			in->xattr_bytes += check_xattr_item(f, it);
+			if (in->xattr_bytes > TWIG_XATTR_MAX_TOTAL &&
+			    in->xattr_bytes - it->size <= TWIG_XATTR_MAX_TOTAL)
+				item_problem(f, it, "extended attributes of inode %" PRIu64 " above %u bytes",
+					     in->ino, TWIG_XATTR_MAX_TOTAL);
 			break;
 		case TWIG_DIR_ITEM_KEY:
 		case TWIG_DIR_INDEX_KEY:
