@@ -198,6 +198,45 @@ else
 	fail dump-nonempty "getfattr -R listed nothing"
 fi
 
+# ---- concurrency: four setters on one inode, a reader during replaces ----
+: >conc
+rm -f /tmp/conc.err
+for j in 1 2 3 4; do
+	(
+		i=0
+		while [ $i -lt 50 ]; do
+			"$HELPER" setxattr conc "user.j$j.$i" @100 create >/dev/null ||
+				echo "set user.j$j.$i" >>/tmp/conc.err
+			i=$((i + 1))
+		done
+	) &
+done
+wait
+eq conc-errors "" "$(cat /tmp/conc.err 2>/dev/null)"
+eq conc-count 200 "$(names conc | wc -w)"
+# a replace between sizes is done in place: a reader never sees ENODATA
+check conc-seed "$HELPER" setxattr conc user.r @100 0
+(
+	i=0
+	while [ $i -lt 100 ]; do
+		"$HELPER" setxattr conc user.r @3000 replace >/dev/null
+		"$HELPER" setxattr conc user.r @100 replace >/dev/null
+		i=$((i + 1))
+	done
+) &
+w=$!
+missing=0
+while kill -0 "$w" 2>/dev/null; do
+	case $("$HELPER" getxattr conc user.r 0) in
+	100 | 3000) ;;
+	*) missing=$((missing + 1)) ;;
+	esac
+done
+wait
+eq conc-replace-never-missing 0 "$missing"
+fsck_twig fsck-conc
+cd "$MNT" || exit 1
+
 # ---- eviction deletes the attributes with the inode ----
 cd / || exit 1
 rm -rf "${MNT:?}"/*
