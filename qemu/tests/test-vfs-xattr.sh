@@ -158,6 +158,17 @@ mknod dacl/fifo p
 eq inherit-fifo "user:1234:rwx" "$(acl dacl/fifo | grep '^user:1234')"
 ln -s new dacl/link
 eq inherit-symlink-none 0 "$("$HELPER" listxattr dacl/link 0)"
+# 4 + 8 x 467 bytes fill a value (463 named users and the 4 others)
+big=u:1:r
+i=2
+while [ $i -le 463 ]; do
+	big="$big,u:$i:r"
+	i=$((i + 1))
+done
+check acl-max "$GNU/setfacl" -m "$big" acl2
+eq acl-max-size 3740 "$("$HELPER" getxattr acl2 system.posix_acl_access 0)"
+expect_err acl-too-big "Argument list too long" "$GNU/setfacl" -m "$big,u:464:r" acl2
+check acl-max-undo "$GNU/setfacl" -b acl2
 check setfacl-b "$GNU/setfacl" -b acl1
 expect_err setfacl-b-gone ENODATA "$HELPER" getxattr acl1 system.posix_acl_access 0
 check setfacl-k "$GNU/setfacl" -k dacl/sub
