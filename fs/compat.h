@@ -18,6 +18,8 @@
 
 #include <linux/fs.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/writeback.h>
@@ -214,5 +216,39 @@ static inline struct page *twig_page_to_write(struct page *page)
 	return page;
 }
 #endif
+
+/*
+ * 6.2 split ->get_acl into ->get_inode_acl (permission checks, maybe under
+ * RCU) and a dentry-based ->get_acl, gave ->set_acl and posix_acl_chmod()
+ * the dentry, and routes system.posix_acl_* to ->set_acl / ->get_acl
+ * itself, so the xattr handlers of those names are listed no more.
+ */
+#if TWIG_LINUX >= 602
+#define twig_acl_target		dentry
+#define twig_acl_inode(target)	d_inode(target)
+#define twig_acl_target_of(dentry)	(dentry)
+#define TWIG_ACL_INODE_OPERATIONS					\
+	.get_inode_acl	= twig_get_acl,					\
+	.set_acl	= twig_set_acl
+#define TWIG_POSIX_ACL_XATTR_HANDLERS
+#else
+#define twig_acl_target		inode
+#define twig_acl_inode(target)	(target)
+#define twig_acl_target_of(dentry)	d_inode(dentry)
+#define TWIG_ACL_INODE_OPERATIONS					\
+	.get_acl	= twig_get_acl,					\
+	.set_acl	= twig_set_acl
+#define TWIG_POSIX_ACL_XATTR_HANDLERS					\
+	&posix_acl_access_xattr_handler,				\
+	&posix_acl_default_xattr_handler,
+#endif
+
+static inline int twig_posix_acl_chmod(struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+
+	return posix_acl_chmod(TWIG_NOP_IDMAP,
+			       twig_acl_target_of(dentry), inode->i_mode);
+}
 
 #endif /* TWIGFS_COMPAT_H */

@@ -1135,4 +1135,6 @@ const struct file_operations twig_file_operations = {
 const struct inode_operations twig_file_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
+	TWIG_ACL_INODE_OPERATIONS,
 };

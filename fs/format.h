@@ -72,6 +72,7 @@
 /* Key types, in the order items of one objectid sort. */
 #define TWIG_INODE_ITEM_KEY	1
 #define TWIG_INODE_REF_KEY	12	/* offset: parent dir ino */
+#define TWIG_XATTR_ITEM_KEY	24	/* offset: name hash */
 #define TWIG_ORPHAN_ITEM_KEY	48	/* objectid ORPHAN, offset: ino; empty */
 #define TWIG_DIR_ITEM_KEY	84	/* offset: name hash */
 #define TWIG_DIR_INDEX_KEY	96	/* offset: directory sequence */
@@ -112,6 +113,7 @@
  *   block and superblock checksum = ~crc32c(~0, bytes after the csum field)
  *                                   (the standard CRC-32C value)
  *   directory name hash           =  crc32c(~1, name, name_len)  (as btrfs)
+ *   extended attribute name hash  =  the same, over the full name
  */
 #define TWIG_CSUM_SEED		0xFFFFFFFFU
 #define TWIG_NAME_HASH_SEED	0xFFFFFFFEU
@@ -304,6 +306,34 @@ struct twig_log_prev {
 static_assert(sizeof(struct twig_log_prev) == 32);
 
 /*
+ * TWIG_XATTR_ITEM_KEY (ino, XATTR_ITEM, name hash) holds one or more of
+ * these back to back, one per extended attribute of @ino whose full name
+ * ("user.foo", "system.posix_acl_access") has that hash, as DIR_ITEM holds
+ * colliding names.  The name follows the structure, the value the name.
+ *
+ * Limits: a name is 1..TWIG_XATTR_NAME_MAX bytes without NUL and starts with
+ * "user.", "trusted." or "security." followed by at least one byte, or is
+ * one of the two POSIX ACL names; a value is at most TWIG_XATTR_MAX_VALUE
+ * bytes, so that one attribute alone always fits a leaf of the smallest
+ * node size (the largest item there is 4096 - 64 - 25 bytes).  All entries
+ * of one inode (header, name and value each) add up to at most
+ * TWIG_XATTR_MAX_TOTAL bytes, so listxattr(2) always fits XATTR_LIST_MAX.
+ */
+struct twig_xattr_entry {
+	__le64 transid;			/* transaction that set it */
+	__le16 name_len;
+	__le16 value_len;
+} __packed;
+static_assert(sizeof(struct twig_xattr_entry) == 12);
+
+#define TWIG_XATTR_NAME_MAX	255
+#define TWIG_XATTR_MAX_VALUE	3740
+#define TWIG_XATTR_MAX_TOTAL	65536
+static_assert(sizeof(struct twig_header) + sizeof(struct twig_item) +
+	      sizeof(struct twig_xattr_entry) + TWIG_XATTR_NAME_MAX +
+	      TWIG_XATTR_MAX_VALUE == TWIG_MIN_NODESIZE);
+
+/*
  * Limits that the kernel relies on, checked on every block read (the tree
  * checker, fs/tree-checker.c) and by fsck.twigfs.
  *
@@ -370,6 +400,10 @@ enum twig_tree_rule {
 	TWIG_RULE_NODE_PTR,
 	TWIG_RULE_NODE_PTR_GEN,
 	TWIG_RULE_LOG_PREV,
+	TWIG_RULE_XATTR_SIZE,
+	TWIG_RULE_XATTR_NAME,
+	TWIG_RULE_XATTR_HASH,
+	TWIG_RULE_XATTR_TRANSID,
 	TWIG_RULE_NR
 };
 
@@ -466,6 +500,14 @@ static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
 		"child generation 0 or newer than the node's" },
 	[TWIG_RULE_LOG_PREV] = { "log-prev",
 		"log block without its LOG_PREV item first, or a bad one" },
+	[TWIG_RULE_XATTR_SIZE] = { "xattr-size",
+		"xattr entry past its item, bytes left over or value too long" },
+	[TWIG_RULE_XATTR_NAME] = { "xattr-name",
+		"xattr name empty, too long, has NUL or an unknown prefix" },
+	[TWIG_RULE_XATTR_HASH] = { "xattr-hash",
+		"XATTR_ITEM key offset is not the hash of the name" },
+	[TWIG_RULE_XATTR_TRANSID] = { "xattr-transid",
+		"xattr entry transid 0 or newer than the block" },
 };
 #endif
 

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/pagemap.h>
 #include <linux/writeback.h>
+#include <linux/posix_acl.h>
 #include "vfs.h"
 
 static struct kmem_cache *twig_inode_cachep;
@@ -552,6 +553,9 @@ int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 		return PTR_ERR(trans);
 	ret = twig_update_inode(trans, inode);
 	twig_end_transaction(trans);
+	/* after the handle: the access ACL follows the new mode */
+	if (!ret && (attr->ia_valid & ATTR_MODE))
+		ret = twig_posix_acl_chmod(dentry);
 	return ret;
 }
 
@@ -573,10 +577,13 @@ int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 const struct inode_operations twig_special_inode_operations = {
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
+	TWIG_ACL_INODE_OPERATIONS,
 };
 
 const struct inode_operations twig_symlink_inode_operations = {
 	.get_link	= page_get_link,
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
 };

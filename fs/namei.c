@@ -14,6 +14,7 @@
 #include <linux/crc32c.h>
 #include <linux/slab.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include "vfs.h"
 
 u32 twig_name_hash(const char *name, int len)
@@ -361,6 +362,7 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 static int twig_create_node(struct inode *dir, struct dentry *dentry,
 			    umode_t mode, dev_t rdev, const char *symname)
 {
+	struct posix_acl *default_acl, *acl;
 	struct twig_fs_info *fs = twig_isb(dir);
 	struct twig_trans *trans;
 	struct inode *inode;
@@ -368,16 +370,26 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	trans = twig_start_transaction(fs, 6);
-	if (IS_ERR(trans))
-		return PTR_ERR(trans);
+	/* before the handle: it allocates, and applies the umask to mode */
+	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
+	if (ret)
+		return ret;
+	/* the inode, a name, the directory; a label and two ACLs (+3) */
+	trans = twig_start_transaction(fs, 9);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out_acl;
+	}
 	inode = twig_new_inode(trans, dir, mode, rdev);
 	if (IS_ERR(inode)) {
 		twig_end_transaction(trans);
-		return PTR_ERR(inode);
+		ret = PTR_ERR(inode);
+		goto out_acl;
 	}
-	ret = 0;
-	if (symname) {
+	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
+	if (!ret)
+		ret = twig_acl_init(trans, inode, default_acl, acl);
+	if (!ret && symname) {
 		u32 len = strlen(symname);
 
 		ret = twig_write_inline(trans, inode, symname, len);
@@ -396,10 +408,12 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 	if (ret) {
 		clear_nlink(inode);
 		discard_new_inode(inode);
-		return ret;
+		goto out_acl;
 	}
 	d_instantiate_new(dentry, inode);
-	return 0;
+out_acl:
+	twig_acl_release(default_acl, acl);
+	return ret;
 }
 
 static int twig_create(struct twig_idmap *idmap, struct inode *dir,
@@ -428,6 +442,7 @@ static int twig_symlink(struct twig_idmap *idmap, struct inode *dir,
 static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
+	struct posix_acl *default_acl, *acl;
 	struct twig_fs_info *fs = twig_isb(dir);
 	struct twig_trans *trans;
 	struct inode *inode;
@@ -435,15 +450,27 @@ static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	trans = twig_start_transaction(fs, 6);
-	if (IS_ERR(trans))
-		return PTR_ERR(trans);
-	inode = twig_new_inode(trans, dir, S_IFDIR | mode, 0);
+	mode |= S_IFDIR;
+	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
+	if (ret)
+		return ret;
+	/* the inode, a name, the directory; a label and two ACLs (+3) */
+	trans = twig_start_transaction(fs, 9);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out_acl;
+	}
+	inode = twig_new_inode(trans, dir, mode, 0);
 	if (IS_ERR(inode)) {
 		twig_end_transaction(trans);
-		return PTR_ERR(inode);
+		ret = PTR_ERR(inode);
+		goto out_acl;
 	}
-	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
+	if (!ret)
+		ret = twig_acl_init(trans, inode, default_acl, acl);
+	if (!ret)
+		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inc_nlink(dir);
 		ret = twig_update_inode(trans, dir);
@@ -452,10 +479,12 @@ static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 	if (ret) {
 		clear_nlink(inode);
 		discard_new_inode(inode);
-		return ret;
+		goto out_acl;
 	}
 	d_instantiate_new(dentry, inode);
-	return 0;
+out_acl:
+	twig_acl_release(default_acl, acl);
+	return ret;
 }
 
 static int twig_link(struct dentry *old_dentry, struct inode *dir,
@@ -719,4 +748,6 @@ const struct inode_operations twig_dir_inode_operations = {
 	.rename		= twig_rename,
 	.setattr	= twig_setattr,
 	.getattr	= twig_getattr,
+	.listxattr	= twig_listxattr,
+	TWIG_ACL_INODE_OPERATIONS,
 };

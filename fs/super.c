@@ -491,6 +491,10 @@ static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	sb->s_magic = TWIG_SUPER_MAGIC;
 	sb->s_op = &twig_super_ops;
+	sb->s_xattr = twig_xattr_handlers;
+	/* POSIX ACLs: the VFS leaves the umask to posix_acl_create() */
+	if (IS_ENABLED(CONFIG_FS_POSIX_ACL))
+		sb->s_flags |= SB_POSIXACL;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
 	sb->s_time_min = S64_MIN;

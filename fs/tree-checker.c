@@ -262,6 +262,64 @@ static int twig_check_file_extent(const struct twig_check *c,
 	return TWIG_RULE_OK;
 }
 
+/* A full xattr name twigfs has a handler for (format.h). */
+static bool twig_xattr_name_ok(const char *name, u32 len)
+{
+	static const char * const prefixes[] = {
+		"user.", "trusted.", "security.",
+	};
+	static const char * const acls[] = {
+		"system.posix_acl_access", "system.posix_acl_default",
+	};
+	int i;
+
+	if (!len || len > TWIG_XATTR_NAME_MAX || memchr(name, '\0', len))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		u32 plen = strlen(prefixes[i]);
+
+		if (len > plen && !memcmp(name, prefixes[i], plen))
+			return true;
+	}
+	for (i = 0; i < ARRAY_SIZE(acls); i++) {
+		if (len == strlen(acls[i]) && !memcmp(name, acls[i], len))
+			return true;
+	}
+	return false;
+}
+
+/* XATTR_ITEM: one or more entries whose names have the key's hash. */
+static int twig_check_xattr_item(const struct twig_check *c,
+				 const struct twig_key *key, const u8 *data,
+				 u32 size)
+{
+	u64 pos = 0;
+
+	if (!size)
+		return TWIG_RULE_XATTR_SIZE;
+	while (pos < size) {
+		const struct twig_xattr_entry *xe = (const void *)(data + pos);
+		const char *name = (const char *)(xe + 1);
+		u32 len, vlen;
+
+		if (size - pos < sizeof(*xe))
+			return TWIG_RULE_XATTR_SIZE;
+		len = le16_to_cpu(xe->name_len);
+		vlen = le16_to_cpu(xe->value_len);
+		if (vlen > TWIG_XATTR_MAX_VALUE ||
+		    size - pos - sizeof(*xe) < (u64)len + vlen)
+			return TWIG_RULE_XATTR_SIZE;
+		if (!twig_xattr_name_ok(name, len))
+			return TWIG_RULE_XATTR_NAME;
+		if (crc32c(TWIG_NAME_HASH_SEED, name, len) != key->offset)
+			return TWIG_RULE_XATTR_HASH;
+		if (!twig_transid_ok(c, le64_to_cpu(xe->transid)))
+			return TWIG_RULE_XATTR_TRANSID;
+		pos += sizeof(*xe) + len + vlen;
+	}
+	return TWIG_RULE_OK;
+}
+
 static int twig_check_item(const struct twig_check *c,
 			   const struct twig_key *key, const void *data,
 			   u32 size)
@@ -283,6 +341,8 @@ static int twig_check_item(const struct twig_check *c,
 		return twig_check_inode_item(c, key, data, size);
 	case TWIG_INODE_REF_KEY:
 		return twig_check_inode_ref(key, data, size);
+	case TWIG_XATTR_ITEM_KEY:
+		return twig_check_xattr_item(c, key, data, size);
 	case TWIG_DIR_ITEM_KEY:
 	case TWIG_DIR_INDEX_KEY:
 		return twig_check_dir_item(c, key, data, size);

@@ -23,8 +23,9 @@
  *      copy is one consistent state of the inode in exactly the
  *      transaction that is running.  No transaction running means the
  *      last commit already has everything: nothing to do;
- *   2. copy the items into a new block, allocated free in both bitmaps and
- *      kept pending (twig_alloc_log_block()): never in a commit's bitmap,
+ *   2. copy the items (INODE_ITEM, XATTR_ITEMs, so an ACL or label set
+ *      in T is durable with the file, EXTENT_DATA) into a new block,
+ *      allocated free in both bitmaps and kept pending (twig_alloc_log_block()): never in a commit's bitmap,
  *      never reused until the commit of T is on disk.  From the first log
  *      block on, every free of T stays pinned until that commit
  *      (fs->log_pin), so no sector an extent in the log names is reused;
@@ -59,8 +60,8 @@
  *      logged regular extents that its committed extents do not already
  *      hold (they must be free in the bitmap: -EUCLEAN otherwise), all
  *      before any tree block is allocated;
- *   3. in the transaction T: delete the inode's INODE_ITEM and
- *      EXTENT_DATA items, free the sectors of old extents that no logged
+ *   3. in the transaction T: delete the inode's INODE_ITEM, XATTR_ITEM
+ *      and EXTENT_DATA items, free the sectors of old extents that no logged
  *      one keeps, insert the logged items; then add each logged name the
  *      tree lacks (DIR_INDEX, DIR_ITEM entry, the directory's size and
  *      next_index), only for inodes new in T that this replay inserted;
@@ -159,6 +160,7 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino,
 		if (key.objectid != ino)
 			break;
 		if (key.type == TWIG_INODE_ITEM_KEY ||
+		    key.type == TWIG_XATTR_ITEM_KEY ||
 		    key.type == TWIG_EXTENT_DATA_KEY ||
 		    (new_name && key.type == TWIG_INODE_REF_KEY)) {
 			if (!twig_log_add(lb, &key, twig_item_ptr(leaf, slot),
@@ -482,6 +484,7 @@ static int twig_log_old_items(struct twig_fs_info *fs,
 		if (key.objectid != li->ino)
 			break;
 		if (key.type != TWIG_INODE_ITEM_KEY &&
+		    key.type != TWIG_XATTR_ITEM_KEY &&
 		    key.type != TWIG_EXTENT_DATA_KEY &&
 		    (!li->has_ref || key.type != TWIG_INODE_REF_KEY))
 			goto next;

@@ -106,6 +106,53 @@ int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
 		       const void *rec, u32 rec_len, const char *name, int len,
 		       bool is_dirent);
 
+/* xattr.c */
+extern const struct xattr_handler *twig_xattr_handlers[];
+int twig_getxattr(struct inode *inode, const char *name, void *buf,
+		  size_t size);
+int twig_setxattr(struct twig_trans *trans, struct inode *inode,
+		  const char *name, const void *value, size_t size, int flags);
+int twig_setxattr_trans(struct inode *inode, const char *name,
+			const void *value, size_t size, int flags);
+ssize_t twig_listxattr(struct dentry *dentry, char *buf, size_t size);
+int twig_init_security(struct twig_trans *trans, struct inode *inode,
+		       struct inode *dir, const struct qstr *qstr);
+
+/* acl.c, built with CONFIG_FS_POSIX_ACL (without it the VFS applies the umask) */
+#ifdef CONFIG_FS_POSIX_ACL
+struct posix_acl *twig_get_acl(struct inode *inode, int type, bool rcu);
+int twig_set_acl(struct twig_idmap *idmap, struct twig_acl_target *target,
+		 struct posix_acl *acl, int type);
+int twig_acl_prepare(struct inode *dir, umode_t *mode,
+		     struct posix_acl **default_acl, struct posix_acl **acl);
+int twig_acl_init(struct twig_trans *trans, struct inode *inode,
+		  struct posix_acl *default_acl, struct posix_acl *acl);
+void twig_acl_release(struct posix_acl *default_acl, struct posix_acl *acl);
+#else
+#define twig_get_acl	NULL
+#define twig_set_acl	NULL
+static inline int twig_acl_prepare(struct inode *dir, umode_t *mode,
+				   struct posix_acl **default_acl,
+				   struct posix_acl **acl)
+{
+	*default_acl = NULL;
+	*acl = NULL;
+	return 0;
+}
+
+static inline int twig_acl_init(struct twig_trans *trans, struct inode *inode,
+				struct posix_acl *default_acl,
+				struct posix_acl *acl)
+{
+	return 0;
+}
+
+static inline void twig_acl_release(struct posix_acl *default_acl,
+				    struct posix_acl *acl)
+{
+}
+#endif
+
 /* dir.c */
 extern const struct file_operations twig_dir_operations;
 

@@ -10,6 +10,7 @@
  * found in use.  Pass 4 checks the fsync log, if the superblock names one.
  * Nothing is ever written.
  */
+#define TWIG_WANT_RULE_TABLE	/* names the tree checker's rules */
 #include "twig_lib.h"
 
 #include <errno.h>
@@ -47,6 +48,7 @@ struct inode {
 	uint32_t subdirs;	/* directories among this dir's entries */
 	uint64_t name_bytes;	/* sum of this dir's entries' name lengths */
 	uint32_t ref_items, ref_names;
+	uint64_t xattr_bytes;	/* XATTR_ITEM bytes, against the limit */
 	bool reached;
 	bool orphan;		/* an ORPHAN_ITEM names it: nameless, being deleted */
 };
@@ -737,6 +739,54 @@ static void check_inode_ref(struct fsck *f, const struct item *it,
 		item_problem(f, it, "malformed INODE_REF: name_len runs past the item");
 }
 
+/*
+ * XATTR_ITEM: the tree checker's rules (named as the kernel logs them), no
+ * name twice in one item, and the inode's total (format.h).  Returns the
+ * item's bytes for the total.
+ */
+#define rule_problem(f, it, rule, fmt, ...) \
+	item_problem(f, it, "rule %s: " fmt, twig_tree_rules[rule].name, \
+		     __VA_ARGS__)
+
+static uint64_t check_xattr_item(struct fsck *f, const struct item *it)
+{
+	struct twig_xattr xa, other;
+	uint32_t pos = 0, p2;
+	int r;
+
+	if (!it->size)
+		rule_problem(f, it, TWIG_RULE_XATTR_SIZE, "%s", "empty XATTR_ITEM");
+	while ((r = twig_xattr_next(it->data, it->size, &pos, &xa)) > 0) {
+		if (xa.value_len > TWIG_XATTR_MAX_VALUE)
+			rule_problem(f, it, TWIG_RULE_XATTR_SIZE,
+				     "value of %u bytes above the limit %u",
+				     xa.value_len, TWIG_XATTR_MAX_VALUE);
+		if (!twig_xattr_name_known(xa.name, xa.name_len)) {
+			rule_problem(f, it, TWIG_RULE_XATTR_NAME,
+				     "invalid xattr name '%.*s' (length %u)",
+				     xa.name_len, xa.name, xa.name_len);
+		} else if (twig_name_hash(xa.name, xa.name_len) != it->key.offset) {
+			rule_problem(f, it, TWIG_RULE_XATTR_HASH,
+				     "name hash of '%.*s' is 0x%08x, not the key offset",
+				     xa.name_len, xa.name,
+				     twig_name_hash(xa.name, xa.name_len));
+		}
+		if (!xa.transid || xa.transid > it->block_gen)
+			rule_problem(f, it, TWIG_RULE_XATTR_TRANSID,
+				     "xattr transid %" PRIu64 " is 0 or newer than its leaf's generation %" PRIu64,
+				     xa.transid, it->block_gen);
+		for (p2 = pos; twig_xattr_next(it->data, it->size, &p2, &other) > 0; )
+			if (same_name(xa.name, xa.name_len, other.name, other.name_len))
+				item_problem(f, it, "xattr '%.*s' twice in one item",
+					     xa.name_len, xa.name);
+	}
+	if (r < 0)
+		rule_problem(f, it, TWIG_RULE_XATTR_SIZE,
+			     "malformed XATTR_ITEM: entry at %u runs past the item",
+			     pos);
+	return it->size;
+}
+
 static void check_items(struct fsck *f)
 {
 	for (size_t i = 0; i < f->nitems; i++) {
@@ -748,6 +798,13 @@ static void check_items(struct fsck *f)
 		switch (it->key.type) {
 		case TWIG_INODE_REF_KEY:
 			check_inode_ref(f, it, in);
+			break;
+		case TWIG_XATTR_ITEM_KEY:
+			in->xattr_bytes += check_xattr_item(f, it);
+			if (in->xattr_bytes > TWIG_XATTR_MAX_TOTAL &&
+			    in->xattr_bytes - it->size <= TWIG_XATTR_MAX_TOTAL)
+				item_problem(f, it, "extended attributes of inode %" PRIu64 " above %u bytes",
+					     in->ino, TWIG_XATTR_MAX_TOTAL);
 			break;
 		case TWIG_DIR_ITEM_KEY:
 		case TWIG_DIR_INDEX_KEY:
@@ -925,7 +982,7 @@ static void check_extents(struct fsck *f, const struct inode *in)
 /*
  * An orphan inode with no links, perhaps half deleted: it has no names
  * (they went with the last link), and deletion goes in key order, so
- * besides its INODE_ITEM only extents may be left.
+ * besides its INODE_ITEM only extended attributes and extents may be left.
  */
 static void check_dying(struct fsck *f, const struct inode *in)
 {
@@ -935,7 +992,8 @@ static void check_dying(struct fsck *f, const struct inode *in)
 	     f->items[i].key.objectid == in->ino; i++) {
 		uint8_t type = f->items[i].key.type;
 
-		if (type != TWIG_INODE_ITEM_KEY && type != TWIG_EXTENT_DATA_KEY)
+		if (type != TWIG_INODE_ITEM_KEY && type != TWIG_XATTR_ITEM_KEY &&
+		    type != TWIG_EXTENT_DATA_KEY)
 			item_problem(f, &f->items[i], "%s item of an inode being deleted (orphan, no links)",
 				     twig_key_type_name(type) ? twig_key_type_name(type) : "unknown");
 	}
@@ -1146,6 +1204,7 @@ static void check_log(struct fsck *f)
 			else if (twig_key_cmp(&prev, &key) >= 0)
 				slot_problem(f, addr, i, &key, "log items out of order");
 			else if (key.type != TWIG_INODE_ITEM_KEY &&
+				 key.type != TWIG_XATTR_ITEM_KEY &&
 				 key.type != TWIG_EXTENT_DATA_KEY &&
 				 key.type != TWIG_INODE_REF_KEY &&
 				 key.type != TWIG_DIR_INDEX_KEY)

@@ -138,6 +138,28 @@ static void dump_iref(FILE *out, const uint8_t *data, uint32_t size)
 		fprintf(out, "\t\ttruncated inode ref at %u\n", pos);
 }
 
+static void dump_xattr(FILE *out, const uint8_t *data, uint32_t size)
+{
+	struct twig_xattr xa;
+	uint32_t pos = 0;
+	int r;
+
+	while ((r = twig_xattr_next(data, size, &pos, &xa)) > 0) {
+		fprintf(out, "\t\ttransid %" PRIu64 " name_len %u value_len %u name: ",
+			xa.transid, xa.name_len, xa.value_len);
+		dump_name(out, xa.name, xa.name_len);
+		fputs(" value: ", out);
+		/* the first bytes: enough to recognise it, one line */
+		dump_name(out, (const char *)xa.value,
+			  xa.value_len < 64 ? xa.value_len : 64);
+		if (xa.value_len > 64)
+			fputs("...", out);
+		fputc('\n', out);
+	}
+	if (r < 0)
+		fprintf(out, "\t\ttruncated xattr entry at %u\n", pos);
+}
+
 static void dump_extent(FILE *out, const uint8_t *data, uint32_t size)
 {
 	struct twig_file_extent fe;
@@ -174,6 +196,9 @@ static void dump_item(FILE *out, uint8_t type, const uint8_t *data, uint32_t siz
 		break;
 	case TWIG_INODE_REF_KEY:
 		dump_iref(out, data, size);
+		break;
+	case TWIG_XATTR_ITEM_KEY:
+		dump_xattr(out, data, size);
 		break;
 	case TWIG_DIR_ITEM_KEY:
 	case TWIG_DIR_INDEX_KEY:

@@ -166,6 +166,7 @@ const char *twig_key_type_name(uint8_t type)
 	switch (type) {
 	case TWIG_INODE_ITEM_KEY:	return "INODE_ITEM";
 	case TWIG_INODE_REF_KEY:	return "INODE_REF";
+	case TWIG_XATTR_ITEM_KEY:	return "XATTR_ITEM";
 	case TWIG_ORPHAN_ITEM_KEY:	return "ORPHAN_ITEM";
 	case TWIG_DIR_ITEM_KEY:		return "DIR_ITEM";
 	case TWIG_DIR_INDEX_KEY:	return "DIR_INDEX";
@@ -480,6 +481,55 @@ int twig_iref_next(const uint8_t *data, uint32_t size, uint32_t *pos,
 	if (r > 0)
 		out->index = le64toh(ref.index);
 	return r;
+}
+
+/*
+ * The next entry of an XATTR_ITEM: 1 with @out filled and *pos advanced, 0
+ * at the end of the item, -1 if the entry's name or value runs past it.
+ */
+int twig_xattr_next(const uint8_t *data, uint32_t size, uint32_t *pos,
+		    struct twig_xattr *out)
+{
+	struct twig_xattr_entry xe;
+	uint32_t len;
+
+	if (*pos == size)
+		return 0;
+	if (*pos > size || size - *pos < sizeof(xe))
+		return -1;
+	memcpy(&xe, data + *pos, sizeof(xe));
+	out->transid = le64toh(xe.transid);
+	out->name_len = le16toh(xe.name_len);
+	out->value_len = le16toh(xe.value_len);
+	len = (uint32_t)out->name_len + out->value_len;
+	if (size - *pos - sizeof(xe) < len)
+		return -1;
+	out->name = (const char *)data + *pos + sizeof(xe);
+	out->value = data + *pos + sizeof(xe) + out->name_len;
+	*pos += (uint32_t)sizeof(xe) + len;
+	return 1;
+}
+
+/* A full name twigfs has a handler for: the rule xattr-name (format.h). */
+bool twig_xattr_name_known(const char *name, size_t len)
+{
+	static const char *const prefixes[] = { "user.", "trusted.", "security." };
+	static const char *const acls[] = {
+		"system.posix_acl_access", "system.posix_acl_default",
+	};
+
+	if (!len || len > TWIG_XATTR_NAME_MAX || memchr(name, '\0', len))
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t plen = strlen(prefixes[i]);
+
+		if (len > plen && !memcmp(name, prefixes[i], plen))
+			return true;
+	}
+	for (size_t i = 0; i < sizeof(acls) / sizeof(acls[0]); i++)
+		if (len == strlen(acls[i]) && !memcmp(name, acls[i], len))
+			return true;
+	return false;
 }
 
 const char *twig_ft_name(uint8_t type)

@@ -45,6 +45,14 @@ struct twig_iref {
 	const char *name;
 };
 
+/* One extended attribute decoded from an XATTR_ITEM. */
+struct twig_xattr {
+	uint64_t transid;
+	uint16_t name_len, value_len;
+	const char *name;	/* points into the item, not NUL-terminated */
+	const uint8_t *value;
+};
+
 /* Problem sink for the verification helpers: one call per problem. */
 typedef void (*twig_report_fn)(void *ctx, const char *msg);
 
@@ -107,6 +115,9 @@ int twig_dirent_next(const uint8_t *data, uint32_t size, uint32_t *pos,
 		     struct twig_dirent *out);
 int twig_iref_next(const uint8_t *data, uint32_t size, uint32_t *pos,
 		   struct twig_iref *out);
+int twig_xattr_next(const uint8_t *data, uint32_t size, uint32_t *pos,
+		    struct twig_xattr *out);
+bool twig_xattr_name_known(const char *name, size_t len);
 const char *twig_ft_name(uint8_t type);
 uint8_t twig_mode_to_ft(uint32_t mode);
 

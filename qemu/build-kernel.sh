@@ -63,6 +63,8 @@ if [[ $series_file != none && ! -f $series_file ]]; then
 fi
 
 fragments=("$top/qemu/kernel.config")
+IFS=. read -r gen_major gen_minor <<<"$generation"
+((gen_major * 100 + gen_minor >= 602)) && fragments+=("$top/qemu/kernel-since-6.2.config")
 [[ $flavour == debug ]] && fragments+=("$top/qemu/kernel-debug.config")
 
 series=()
@@ -134,6 +136,13 @@ make -C "$tree" -s ARCH=x86_64 olddefconfig
 missing=0
 for f in "${fragments[@]}"; do
 	while IFS= read -r line; do
+		if [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+			if grep -q "^${BASH_REMATCH[1]}=" "$tree/.config"; then
+				echo "kernel: $line did not survive olddefconfig" >&2
+				missing=1
+			fi
+			continue
+		fi
 		[[ $line =~ ^CONFIG_ ]] || continue
 		if ! grep -qxF "$line" "$tree/.config"; then
 			echo "kernel: $line did not survive olddefconfig" >&2

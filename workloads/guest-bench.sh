@@ -216,6 +216,10 @@ run_workload() {
 	dbench)
 		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
 			"$CLIENTS" ;;
+	dbench-xattr)
+		# --xattr: every file's DOS attributes in user.DosAttrib, as Samba
+		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
+			--xattr "$CLIENTS" ;;
 	create-own)
 		mkdir -p "$mnt/own" && i=0
 		while [ "$i" -lt "$NJOBS" ]; do mkdir "$mnt/own/d$i"; i=$((i + 1)); done

@@ -135,15 +135,46 @@ static void tc_ref(struct tc_env *e, u64 ino, u64 parent, u64 index,
 	memcpy(ref + 1, name, len);
 }
 
+/*
+ * Two xattr names with one crc32c(~1) hash (found by a search), so the
+ * template's XATTR_ITEM holds a collision as twigfs writes it.
+ */
+#define TC_XNAME1	"user.c1371838"
+#define TC_XNAME2	"user.c2000402"
+#define TC_XHASH	0x0cbf03c1
+
+static void tc_xattr_entry(u8 *p, const char *name, const char *value)
+{
+	struct twig_xattr_entry *xe = (void *)p;
+	u32 len = strlen(name);
+
+	xe->transid = cpu_to_le64(5);
+	xe->name_len = cpu_to_le16(len);
+	xe->value_len = cpu_to_le16(strlen(value));
+	memcpy(xe + 1, name, len);
+	memcpy((u8 *)(xe + 1) + len, value, strlen(value));
+}
+
+static void tc_xattr(struct tc_env *e, u64 ino)
+{
+	u32 one = sizeof(struct twig_xattr_entry) + strlen(TC_XNAME1) + 3;
+	u8 *p = tc_add(e, ino, TWIG_XATTR_ITEM_KEY, TC_XHASH, 2 * one);
+
+	tc_xattr_entry(p, TC_XNAME1, "one");
+	tc_xattr_entry(p + one, TC_XNAME2, "two");
+}
+
 /* Slots of the template leaf. */
 enum {
 	S_ORPHAN, S_ROOT, S_DIR_ITEM, S_INDEX_A, S_INDEX_L,
-	S_FILE, S_FILE_REF, S_FILE_EXT, S_LINK, S_LINK_REF, S_LINK_EXT, S_NR
+	S_FILE, S_FILE_REF, S_FILE_XATTR, S_FILE_EXT, S_LINK, S_LINK_REF,
+	S_LINK_EXT, S_NR
 };
 
 /*
- * The root directory with a regular file "a" (inode 257, one 8 KiB
- * extent) and a symlink "l" (258, inline "abc"), and an orphan item.
+ * The root directory with a regular file "a" (inode 257, two colliding
+ * xattrs, one 8 KiB extent) and a symlink "l" (258, inline "abc"), and an
+ * orphan item.
  */
 static void tc_leaf(struct tc_env *e)
 {
@@ -159,6 +190,7 @@ static void tc_leaf(struct tc_env *e)
 	tc_dirent(e, 256, TWIG_DIR_INDEX_KEY, 3, 258, TWIG_FT_SYMLINK, "l");
 	tc_inode(e, 257, S_IFREG | 0644, 1, 8192);
 	tc_ref(e, 257, 256, 2, "a");
+	tc_xattr(e, 257);
 	fe = tc_add(e, 257, TWIG_EXTENT_DATA_KEY, 0, sizeof(*fe));
 	fe->generation = cpu_to_le64(5);
 	fe->ram_bytes = cpu_to_le64(8192);
@@ -515,6 +547,52 @@ static void m_de_hash(struct tc_env *e)
 	tc_set_offset(e, S_DIR_ITEM, crc32c(TWIG_NAME_HASH_SEED, "a", 1) + 1);
 }
 
+static struct twig_xattr_entry *tc_xe(struct tc_env *e)
+{
+	return tc_data(e, S_FILE_XATTR);
+}
+
+/* The second entry's value runs past the item. */
+static void m_xattr_len(struct tc_env *e)
+{
+	u32 one = sizeof(struct twig_xattr_entry) + strlen(TC_XNAME1) + 3;
+	struct twig_xattr_entry *xe = (void *)((u8 *)tc_xe(e) + one);
+
+	xe->value_len = cpu_to_le16(4);
+}
+
+static void m_xattr_value_max(struct tc_env *e)
+{
+	tc_xe(e)->value_len = cpu_to_le16(TWIG_XATTR_MAX_VALUE + 1);
+}
+
+static void m_xattr_empty(struct tc_env *e)
+{
+	tc_it(e, S_FILE_XATTR)->size = 0;
+	/* the items after it move up by its size: keep them packed */
+	tc_it(e, S_FILE_XATTR)->offset = tc_it(e, S_FILE_REF)->offset;
+}
+
+static void m_xattr_prefix(struct tc_env *e)
+{
+	((char *)(tc_xe(e) + 1))[0] = 'x';	/* "xser.c1371838" */
+}
+
+static void m_xattr_nul(struct tc_env *e)
+{
+	((char *)(tc_xe(e) + 1))[6] = '\0';
+}
+
+static void m_xattr_hash(struct tc_env *e)
+{
+	tc_set_offset(e, S_FILE_XATTR, TC_XHASH + 1);
+}
+
+static void m_xattr_transid(struct tc_env *e)
+{
+	tc_xe(e)->transid = cpu_to_le64(TC_GEN + 1);
+}
+
 static void m_index_max(struct tc_env *e)
 {
 	tc_set_offset(e, S_INDEX_L, U64_MAX);
@@ -773,6 +851,20 @@ static const struct tc_case tc_cases[] = {
 	  .slot = S_INDEX_A, .mutate = m_de_transid },
 	{ "dir item hash", R(DIRENT_HASH),
 	  .slot = S_DIR_ITEM, .mutate = m_de_hash },
+	{ "xattr value past the item", R(XATTR_SIZE),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_len },
+	{ "xattr value above TWIG_XATTR_MAX_VALUE", R(XATTR_SIZE),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_value_max },
+	{ "xattr item empty", R(XATTR_SIZE),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_empty },
+	{ "xattr name unknown prefix", R(XATTR_NAME),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_prefix },
+	{ "xattr name with NUL", R(XATTR_NAME),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_nul },
+	{ "xattr item hash", R(XATTR_HASH),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_hash },
+	{ "xattr transid in the future", R(XATTR_TRANSID),
+	  .slot = S_FILE_XATTR, .mutate = m_xattr_transid },
 	{ "dir index U64_MAX", R(DIR_INDEX),
 	  .slot = S_INDEX_L, .mutate = m_index_max },
 	{ "dir index 1", R(DIR_INDEX),

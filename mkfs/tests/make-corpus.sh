@@ -175,6 +175,10 @@ nulname invalid.name
 emptyname invalid.name..length.0.
 dotname invalid.name..length.2.
 direnttype has.type.INVALID
+xattrhash rule.xattr-hash:.name.hash.of
+xattrname rule.xattr-name:.invalid.xattr.name
+xattrlen rule.xattr-size:.malformed.XATTR_ITEM
+xattrtransid rule.xattr-transid:.xattr.transid.18446744073709551615
 objectidmax next.objectid.would.overflow
 genmax generation.at.U64_MAX
 bytesused bytes_used.*but.the.bitmap

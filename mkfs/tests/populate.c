@@ -73,6 +73,7 @@ struct pop {
 	uint64_t first_extent;	/* disk address of the first regular extent */
 	uint64_t data_end, tree_start;
 	unsigned nextents;
+	unsigned nxattr_files;
 	unsigned mutations;	/* -m: bytes a mutate-SEED damage changes */
 	uint64_t sb_generation;	/* what write_all() stores, GEN unless damaged */
 	uint64_t sb_bytes_used;	/* non-zero: stored instead of the bitmap's count */
@@ -211,6 +212,51 @@ static void add_inline(struct pop *p, struct pinode *in, uint64_t len)
 	in->nbytes = len;
 }
 
+/* An extended attribute; names with one hash merge into one item. */
+static void add_xattr(struct pop *p, uint64_t ino, const char *name,
+		      const void *value, size_t vlen)
+{
+	size_t len = strlen(name);
+	struct twig_xattr_entry xe = {
+		.transid = htole64(GEN),
+		.name_len = htole16((uint16_t)len),
+		.value_len = htole16((uint16_t)vlen),
+	};
+	uint8_t *buf = xzalloc(sizeof(xe) + len + vlen);
+
+	memcpy(buf, &xe, sizeof(xe));
+	memcpy(buf + sizeof(xe), name, len);
+	memcpy(buf + sizeof(xe) + len, value, vlen);
+	add_item(p, ino, TWIG_XATTR_ITEM_KEY, twig_name_hash(name, len), buf,
+		 (uint32_t)(sizeof(xe) + len + vlen));
+	free(buf);
+}
+
+/*
+ * Attributes on some files, chosen by inode number so that the random
+ * stream (and every other class's image) stays as it was: every fifth
+ * regular file one, the first of them also two names with one crc32c hash
+ * (one item) and an ACL.
+ */
+static void add_file_xattrs(struct pop *p, struct pinode *in)
+{
+	/* an access ACL: version 2, user::rw- group::r-- other::r-- */
+	static const char acl[] = "\x02\x00\x00\x00\x01\x00\x06\x00"
+		"\xff\xff\xff\xff\x04\x00\x04\x00\xff\xff\xff\xff"
+		"\x20\x00\x04\x00\xff\xff\xff\xff";
+	char value[32];
+
+	if (!S_ISREG(in->mode) || in->ino % 5)
+		return;
+	snprintf(value, sizeof(value), "value-%" PRIu64, in->ino);
+	add_xattr(p, in->ino, "user.pop", value, strlen(value));
+	if (p->nxattr_files++)
+		return;
+	add_xattr(p, in->ino, "user.c1371838", "one", 3);
+	add_xattr(p, in->ino, "user.c2000402", "two", 3);
+	add_xattr(p, in->ino, "system.posix_acl_access", acl, sizeof(acl) - 1);
+}
+
 /* A regular extent of @len bytes at file offset @off, data written now. */
 static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
 			uint64_t len)
@@ -273,6 +319,7 @@ static struct pinode *new_file(struct pop *p)
 		add_file_data(p, in, (unsigned)rnd(p, 6));
 	else if (type == S_IFLNK)
 		add_inline(p, in, 1 + rnd(p, 100));
+	add_file_xattrs(p, in);
 	return in;
 }
 
@@ -283,6 +330,8 @@ static void add_unlinked(struct pop *p)
 
 	add_regular(p, in, 0, 2 * TWIG_SECTORSIZE);
 	add_regular(p, in, 4 * TWIG_SECTORSIZE, TWIG_SECTORSIZE);
+	/* deleted after the INODE_ITEM, before the extents: may be left */
+	add_xattr(p, in->ino, "user.dying", "1", 1);
 	in->nlink = damage_is(p, "orphanlinked") ? 1 : 0;
 	in->headless = p->unfinished && !strcmp(p->unfinished, "headless");
 	add_item(p, TWIG_ORPHAN_OBJECTID, TWIG_ORPHAN_ITEM_KEY, in->ino, NULL, 0);
@@ -770,6 +819,33 @@ static void dot_name(struct pop *p)
 	rename_index(p, "..");
 }
 
+static struct pitem *xattr_item(struct pop *p)
+{
+	return find_type(p, TWIG_XATTR_ITEM_KEY, 0);
+}
+
+static void xattr_hash(struct pop *p)
+{
+	xattr_item(p)->key.offset ^= 1;
+}
+
+static void xattr_name(struct pop *p)
+{
+	xattr_item(p)->data[sizeof(struct twig_xattr_entry)] = 'x';
+}
+
+static void xattr_len(struct pop *p)
+{
+	((struct twig_xattr_entry *)xattr_item(p)->data)->value_len =
+		htole16(0xffff);
+}
+
+static void xattr_transid(struct pop *p)
+{
+	((struct twig_xattr_entry *)xattr_item(p)->data)->transid =
+		htole64(UINT64_MAX);
+}
+
 static void dirent_type(struct pop *p)
 {
 	((struct twig_dir_entry *)dir_index(p)->data)->type = 99;
@@ -842,6 +918,10 @@ static const struct {
 	{ "emptyname", empty_name },
 	{ "dotname", dot_name },
 	{ "direnttype", dirent_type },
+	{ "xattrhash", xattr_hash },
+	{ "xattrname", xattr_name },
+	{ "xattrlen", xattr_len },
+	{ "xattrtransid", xattr_transid },
 	{ "objectidmax", objectid_max },
 	{ "genmax", sb_gen_max },
 	{ "bytesused", bytes_used_low },

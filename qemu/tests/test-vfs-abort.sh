@@ -13,6 +13,8 @@
 # clean, and after a fresh mount the committed files are intact and the
 # operation happened completely or not at all (not at all if it failed or
 # the filesystem went read-only: nothing after the abort is committed).
+# The xattr operations: set a new name, replace a value with a longer one,
+# remove one.
 # k stops at the first value that fails nothing, or at TWIG_ABORT_K
 # (default 24; larger for long runs).
 L=$(dirname "$0")/twig-lib.sh
@@ -63,6 +65,7 @@ setup() {
 	echo keep >"$MNT/keep" &&
 	cp /tmp/f "$MNT/d/f" &&
 	cp /tmp/big "$MNT/d/big" &&
+	"$HELPER" setxattr "$MNT/d/f" user.k keep 0 >/dev/null &&
 	sync
 }
 
@@ -76,8 +79,14 @@ do_op() {
 	truncate) truncate -s 5000 "$MNT/d/big" ;;
 	write) dd if=/dev/zero of="$MNT/d/f" bs=4096 count=16 \
 		conv=notrunc,fsync 2>&1 ;;
+	xattr-set) "$HELPER" setxattr "$MNT/d/f" user.new @3000 create ;;
+	xattr-replace) "$HELPER" setxattr "$MNT/d/f" user.k @2000 replace ;;
+	xattr-remove) "$GNU/setfattr" -x user.k "$MNT/d/f" ;;
 	esac
 }
+
+# xattr_len NAME: the value's length on d/f, or the errno
+xattr_len() { "$HELPER" getxattr "$MNT/d/f" "$1" 0; }
 
 sum() { md5sum <"$1" 2>/dev/null; }
 
@@ -112,6 +121,18 @@ state() {
 		elif [ "$s" = $BIG ] && [ "$(sum "$d/big")" = "$TAILSUM" ]; then
 			echo tailzero
 		else echo broken; fi ;;
+	xattr-set)
+		case $(xattr_len user.new) in
+		3000) echo after ;; ENODATA) echo before ;; *) echo broken ;;
+		esac ;;
+	xattr-replace)
+		case $(xattr_len user.k) in
+		2000) echo after ;; 4) echo before ;; *) echo broken ;;
+		esac ;;
+	xattr-remove)
+		case $(xattr_len user.k) in
+		ENODATA) echo after ;; 4) echo before ;; *) echo broken ;;
+		esac ;;
 	write)
 		s=$(sum "$d/f")
 		if [ "$s" = "$WSUM" ]; then echo after
@@ -239,7 +260,8 @@ run_case() {
 	[ "$fired" != 0 ]
 }
 
-for op in create mkdir link rename unlink truncate write; do
+for op in create mkdir link rename unlink truncate write xattr-set \
+	xattr-replace xattr-remove; do
 	k=1
 	while [ "$k" -le "$K" ]; do
 		run_case "$op" "$k" || break

@@ -186,9 +186,7 @@ eq rm-rf-root-size 0 "$("$GNU/stat" -c %s .)"
 
 # ---- not supported yet: the errno each caller gets (README) ----
 echo x >ns
-expect_err no-setfattr "Operation not supported" "$GNU/setfattr" -n user.k -v 1 ns
-eq no-getfattr "" "$("$GNU/getfattr" -d ns 2>&1)"
-expect_err no-setfacl "Operation not supported" "$GNU/setfacl" -m u:1234:r ns
+# extended attributes and POSIX ACLs: test-vfs-xattr
 # raw fallocate(2): busybox's and glibc's posix_fallocate() write zeroes
 for mode in 0 keep-size punch-hole zero-range; do
 	expect_err "no-fallocate-$mode" EOPNOTSUPP "$HELPER" fallocate "$mode" ns 0 4096

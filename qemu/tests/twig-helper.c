@@ -20,6 +20,14 @@
  *   twig-helper seek data|hole FILE OFFSET      prints the offset
  *   twig-helper mmap-write FILE OFFSET TEXT     MAP_SHARED store + msync
  *   twig-helper fsync FILE | fdatasync FILE   (FILE may be a directory)
+ *   twig-helper setxattr FILE NAME VALUE FLAGS  lsetxattr(); FLAGS: 0, create,
+ *                                               replace; VALUE "@N": N bytes
+ *                                               of 'v'
+ *   twig-helper getxattr FILE NAME SIZE         lgetxattr() into a SIZE-byte
+ *                                               buffer (0: ask the length);
+ *                                               prints the length
+ *   twig-helper listxattr FILE SIZE             llistxattr(), the same way;
+ *                                               prints the length
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -35,6 +43,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -65,6 +74,9 @@ static const char *errname(int e)
 	case EPERM: return "EPERM";
 	case EACCES: return "EACCES";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENODATA: return "ENODATA";
+	case ERANGE: return "ERANGE";
+	case E2BIG: return "E2BIG";
 	default: return strerror(e);
 	}
 }
@@ -224,6 +236,60 @@ int main(int argc, char **argv)
 		if (argv[1][1] == 's' ? fsync(fd) : fdatasync(fd))
 			return fail();
 		printf("ok\n");
+		return 0;
+	}
+	if (argc == 6 && !strcmp(argv[1], "setxattr")) {
+		const char *val = argv[4];
+		size_t len = strlen(val);
+		char *buf = NULL;
+		int flags = 0;
+		int ret;
+
+		if (!strcmp(argv[5], "create"))
+			flags = XATTR_CREATE;
+		else if (!strcmp(argv[5], "replace"))
+			flags = XATTR_REPLACE;
+		if (val[0] == '@') {
+			len = strtoul(val + 1, NULL, 0);
+			buf = malloc(len + 1);
+			if (!buf)
+				return fail();
+			memset(buf, 'v', len);
+			val = buf;
+		}
+		ret = lsetxattr(argv[2], argv[3], val, len, flags);
+		free(buf);
+		if (ret)
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "getxattr")) {
+		size_t size = strtoul(argv[4], NULL, 0);
+		char *buf = malloc(size + 1);
+		ssize_t n;
+
+		if (!buf)
+			return fail();
+		n = lgetxattr(argv[2], argv[3], size ? buf : NULL, size);
+		free(buf);
+		if (n < 0)
+			return fail();
+		printf("%zd\n", n);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "listxattr")) {
+		size_t size = strtoul(argv[3], NULL, 0);
+		char *buf = malloc(size + 1);
+		ssize_t n;
+
+		if (!buf)
+			return fail();
+		n = llistxattr(argv[2], size ? buf : NULL, size);
+		free(buf);
+		if (n < 0)
+			return fail();
+		printf("%zd\n", n);
 		return 0;
 	}
 	fprintf(stderr, "usage: see the comment at the top of twig-helper.c\n");

@@ -153,6 +153,29 @@ class Parsing(unittest.TestCase):
             "max_latency=2321.897 ms\n")
         self.assertEqual((v, extra["max_latency_ms"], err), (47.328, 2321.897, None))
 
+    def test_dbench_xattr(self):
+        """dbench --xattr prints dbench's summary: parsed the same way."""
+        v, extra, err = report.parse_output(
+            "dbench-xattr", "Throughput 31.5 MB/sec  50 clients  50 procs  "
+            "max_latency=1800.5 ms\n")
+        self.assertEqual((v, extra["max_latency_ms"], err), (31.5, 1800.5, None))
+        self.assertIn("warm-up", report.parse_output(
+            "dbench-xattr", "Throughput 0 MB/sec  50 clients  50 procs  "
+            "max_latency=1.0 ms\n")[2])
+
+    def test_dbench_xattr_table(self):
+        """Its table has dbench's max latency column and ratios to the baseline."""
+        data = synthetic()
+        data["runs"] += [run("dbench-xattr", "mutex-nospin", x, max_latency_ms=10.0,
+                             rep=i + 1) for i, x in enumerate((50, 52, 48))]
+        data["runs"] += [run("dbench-xattr", "spin512", x, max_latency_ms=20.0,
+                             rep=i + 1) for i, x in enumerate((100, 98, 103))]
+        lines = report.bench_table(data, "dbench-xattr", "A")
+        self.assertIn("max latency ms", lines[0])
+        spin = [ln for ln in lines if ln.startswith("| spin512 ")][0]
+        self.assertRegex(spin, r"\| 2\.0\d* \[")
+        self.assertTrue(spin.rstrip().endswith("20 |"), spin)
+
     def test_fio(self):
         doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
                         {"error": 0, "job_runtime": 4000, "write": {"total_ios": 100}}]}
