@@ -5,7 +5,8 @@
 #     are written and synced, one is renamed and fsync'd (a fallback
 #     commit) and logged after that, then files are rewritten, extended,
 #     truncated and fsync'd (three in four; the others are written only),
-#     new files are created and fsync'd (their names go in the log), and
+#     new files are created and fsync'd (their names go in the log), an
+#     old and a new file get xattrs and an ACL and are fsync'd, and
 #     the machine is reset right after the last fsync returns;
 #   host: fsck is clean and reports the log; twigfs-dump shows it (both
 #     also under ASan/UBSan); a copy with one byte of the newest log block
@@ -13,7 +14,7 @@
 #   boot B: the replay's commit fails before its superblock (the
 #     replay_crash parameter: what a power cut there leaves); host: fsck is
 #     still clean and the superblock names the same log;
-#   boot C: the mount replays; every fsync'd byte and name is there;
+#   boot C: the mount replays; every fsync'd byte, name and xattr is there;
 #   host: fsck is clean and the log is gone.
 set -euo pipefail
 
@@ -75,6 +76,15 @@ done </tmp/plan
 head -c 20000 /dev/urandom >>keep/d/inline
 $H fsync keep/d/inline >/dev/null
 md5sum keep/d/inline >>/results/sums
+# xattrs and an ACL set in the log's transaction are logged with the file
+G=/opt/gnu/bin
+$G/setfattr -n user.old -v kept-$seed keep/d/f1
+$G/setfacl -m u:1234:r keep/d/f1
+$H fsync keep/d/f1 >/dev/null
+echo new-with-xattr >keep/d/x-new
+$G/setfattr -n user.new -v born-$seed keep/d/x-new
+$H fsync keep/d/x-new >/dev/null
+$G/getfattr -d -m - --absolute-names keep/d/f1 keep/d/x-new >/results/xattrs
 # the newest log: one more rewrite of an fsync'd file
 head -c 7000 /dev/urandom | dd of=keep/d/f0 bs=1 seek=123 conv=notrunc 2>/dev/null
 $H fsync keep/d/f0 >/dev/null
@@ -99,6 +109,9 @@ dmesg | grep -q 'replayed [0-9]* inode' || { echo "no replay logged"; exit 1; }
 md5sum -c -s /results/sums || { md5sum -c /results/sums | grep -v ': OK'; echo "content differs"; exit 1; }
 find keep | sort >/tmp/names
 cmp /tmp/names /results/names || { echo "names differ"; exit 1; }
+/opt/gnu/bin/getfattr -d -m - --absolute-names keep/d/f1 keep/d/x-new >/tmp/xattrs
+grep -q 'user.new="born-' /tmp/xattrs || { echo "no xattr after replay"; exit 1; }
+cmp /tmp/xattrs /results/xattrs || { echo "xattrs differ"; diff /tmp/xattrs /results/xattrs; exit 1; }
 echo after >keep/after
 GUEST
 
@@ -147,7 +160,7 @@ name=log-still-there-after-replay-crash
 check test "$(log_root)" = "$root" -a "$root" != 0
 
 mkdir -p "$work/c"
-cp "$work/a/sums" "$work/a/names" "$work/c/" 2>/dev/null || true
+cp "$work/a/sums" "$work/a/names" "$work/a/xattrs" "$work/c/" 2>/dev/null || true
 name=log-fsynced-data-and-names-survive
 check env DISK="$img" OUT="$work/c" "$top/qemu/guest.sh" "$work/check.sh"
 name=log-fsck-after-replay
