@@ -26,7 +26,8 @@
  *   2. copy the items (INODE_ITEM, XATTR_ITEMs, so an ACL or label set
  *      in T is durable with the file, EXTENT_DATA) into a new block,
  *      allocated free in both bitmaps and kept pending
- *      (twig_alloc_log_block()): never in a commit's bitmap, never reused until the commit of T is on disk.  From the first log
+ *      (twig_alloc_log_block()): never in a commit's bitmap, never
+ *      reused until the commit of T is on disk.  From the first log
  *      block on, every free of T stays pinned until that commit
  *      (fs->log_pin), so no sector an extent in the log names is reused;
  *   3. write the block, then the superblock with REQ_PREFLUSH | REQ_FUA
