@@ -222,6 +222,14 @@ static int twig_del_key(struct twig_trans *trans, const struct twig_key *key)
 	return ret;
 }
 
+/* No index left for a new name: the one after it must be a readdir position. */
+static bool twig_dir_full(struct inode *dir)
+{
+	u64 index = TWIG_I(dir)->next_index;
+
+	return index < TWIG_FIRST_DIR_INDEX || index > TWIG_MAX_DIR_INDEX;
+}
+
 /* Add the name @name -> @inode to @dir (items, dir size and times). */
 static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 			  const struct qstr *name, struct inode *inode)
@@ -234,8 +242,7 @@ static int twig_add_entry(struct twig_trans *trans, struct inode *dir,
 	u8 *buf;
 	int ret;
 
-	/* the index after the last must still be a readdir position */
-	if (index < TWIG_FIRST_DIR_INDEX || index > TWIG_MAX_DIR_INDEX)
+	if (twig_dir_full(dir))
 		return -EOVERFLOW;
 	/* names of both changed in this transaction: fsync must commit */
 	WRITE_ONCE(TWIG_I(inode)->ns_transid, trans->transid);
@@ -358,7 +365,10 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
-/* Create a non-directory inode and its name; symlinks get their target. */
+/*
+ * Create an inode and its name in one handle: symlinks get their target,
+ * directories add their ".." link to @dir.
+ */
 static int twig_create_node(struct inode *dir, struct dentry *dentry,
 			    umode_t mode, dev_t rdev, const char *symname)
 {
@@ -370,6 +380,9 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* refused here, it needs no abort: the inode item goes in first */
+	if (twig_dir_full(dir))
+		return -EOVERFLOW;
 	/* before the handle: it allocates, and applies the umask to mode */
 	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
 	if (ret)
@@ -400,8 +413,11 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 		ret = twig_update_inode(trans, inode);
 	if (!ret)
 		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
-	if (!ret)
+	if (!ret) {
+		if (S_ISDIR(mode))
+			inc_nlink(dir);
 		ret = twig_update_inode(trans, dir);
+	}
 	if (ret)
 		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
@@ -442,49 +458,7 @@ static int twig_symlink(struct twig_idmap *idmap, struct inode *dir,
 static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
-	struct posix_acl *default_acl, *acl;
-	struct twig_fs_info *fs = twig_isb(dir);
-	struct twig_trans *trans;
-	struct inode *inode;
-	int ret;
-
-	if (dentry->d_name.len > TWIG_NAME_LEN)
-		return -ENAMETOOLONG;
-	mode |= S_IFDIR;
-	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
-	if (ret)
-		return ret;
-	/* the inode, a name, the directory; a label and two ACLs (+3) */
-	trans = twig_start_transaction(fs, 9);
-	if (IS_ERR(trans)) {
-		ret = PTR_ERR(trans);
-		goto out_acl;
-	}
-	inode = twig_new_inode(trans, dir, mode, 0);
-	if (IS_ERR(inode)) {
-		twig_end_transaction(trans);
-		ret = PTR_ERR(inode);
-		goto out_acl;
-	}
-	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
-	if (!ret)
-		ret = twig_acl_init(trans, inode, default_acl, acl);
-	if (!ret)
-		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
-	if (!ret) {
-		inc_nlink(dir);
-		ret = twig_update_inode(trans, dir);
-	}
-	twig_end_transaction(trans);
-	if (ret) {
-		clear_nlink(inode);
-		discard_new_inode(inode);
-		goto out_acl;
-	}
-	d_instantiate_new(dentry, inode);
-out_acl:
-	twig_acl_release(default_acl, acl);
-	return ret;
+	return twig_create_node(dir, dentry, mode | S_IFDIR, 0, NULL);
 }
 
 static int twig_link(struct dentry *old_dentry, struct inode *dir,
