@@ -50,7 +50,7 @@ for t in /twig/test-*.sh; do
 		echo "PASS $name-fsck-clean"
 	else
 		echo "FAIL $name-fsck-clean: fsck.twigfs found damage"
-		head -n 20 /tmp/fsck.out
+		head -n 20 /tmp/fsck.out | sed 's/^/    # fsck: /'
 		rc=1
 	fi
 done

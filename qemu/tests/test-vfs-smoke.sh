@@ -14,7 +14,11 @@ if command -v dbench >/dev/null; then
 	else
 		fail dbench-10 "$(grep -iE 'error|fail|Throughput' /tmp/dbench.out | head -3 | tr '\n' ' ')"
 	fi
-	rm -rf "$MNT/dbench"
+	if rm -rf "$MNT/dbench" 2>/tmp/rm.out && [ ! -e "$MNT/dbench" ]; then
+		pass dbench-removed
+	else
+		fail dbench-removed "$(head -n 3 /tmp/rm.out | tr '\n' ' ')"
+	fi
 	fsck_twig fsck-after-dbench
 else
 	fail dbench-10 "dbench not installed in the guest"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by the guest tests (POSIX sh, busybox ash); sourced, not run.
 # Every check prints "PASS <name>" or "FAIL <name>: why"; finish() exits
 # non-zero if any check failed.
@@ -77,7 +78,9 @@ fsck_twig() {
 	if fsck.twigfs -n "$DEV" >/tmp/fsck.out 2>&1; then
 		pass "$1"
 	else
-		fail "$1" "fsck.twigfs: $(head -n 5 /tmp/fsck.out | tr '\n' ' ')"
+		fail "$1" "fsck.twigfs: $(head -n 12 /tmp/fsck.out | tr '\n' ' ')"
+		# what the module said, for whoever reads the run's output
+		dmesg | grep -i twigfs | tail -n 8 | sed 's/^/    # dmesg: /'
 	fi
 	mount_twig
 }
