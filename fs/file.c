@@ -65,7 +65,8 @@ static int twig_decode_fext(struct twig_eb *leaf, int slot,
 		x->disk_len = 0;
 		return 0;
 	}
-	if (fe->type != TWIG_FILE_EXTENT_REG || size < sizeof(*fe))
+	if ((fe->type != TWIG_FILE_EXTENT_REG &&
+	     fe->type != TWIG_FILE_EXTENT_PREALLOC) || size < sizeof(*fe))
 		return -EUCLEAN;
 	x->disk = le64_to_cpu(fe->disk_bytenr) + le64_to_cpu(fe->offset);
 	x->disk_len = le64_to_cpu(fe->disk_num_bytes);
@@ -133,6 +134,10 @@ int twig_get_map(struct inode *inode, u64 pos, struct twig_map *map)
 	} else if (x.start > pos) {
 		map->kind = TWIG_MAP_HOLE;
 		map->len = x.start - pos;
+	} else if (x.type == TWIG_FILE_EXTENT_PREALLOC) {
+		/* never written: reads, SEEK_HOLE and zeroing see a hole */
+		map->kind = TWIG_MAP_HOLE;
+		map->len = x.end - pos;
 	} else {
 		map->kind = TWIG_MAP_REG;
 		map->len = x.end - pos;
@@ -271,13 +276,13 @@ static void twig_readahead(struct readahead_control *rac)
 
 /* ---- changing EXTENT_DATA items (extent_mutex held) ---- */
 
-static void twig_fill_reg(struct twig_file_extent *fe, u64 gen, u64 disk,
-			  u64 len)
+static void twig_fill_reg(struct twig_file_extent *fe, u8 type, u64 gen,
+			  u64 disk, u64 len)
 {
 	memset(fe, 0, sizeof(*fe));
 	fe->generation = cpu_to_le64(gen);
 	fe->ram_bytes = cpu_to_le64(len);
-	fe->type = TWIG_FILE_EXTENT_REG;
+	fe->type = type;
 	fe->disk_bytenr = cpu_to_le64(disk);
 	/*
 	 * A tail cut from an extent that ends mid-sector (images made by
@@ -288,22 +293,31 @@ static void twig_fill_reg(struct twig_file_extent *fe, u64 gen, u64 disk,
 	fe->num_bytes = cpu_to_le64(len);
 }
 
-static int twig_insert_reg(struct twig_trans *trans, struct inode *inode,
-			   u64 pos, u64 gen, u64 disk, u64 len)
+/* A regular or preallocated extent item. */
+static int twig_insert_fext(struct twig_trans *trans, struct inode *inode,
+			    u8 type, u64 pos, u64 gen, u64 disk, u64 len)
 {
 	struct twig_key key = { inode->i_ino, TWIG_EXTENT_DATA_KEY, pos };
 	struct twig_file_extent fe;
 
-	twig_fill_reg(&fe, gen, disk, len);
+	twig_fill_reg(&fe, type, gen, disk, len);
 	return twig_insert_item(trans, trans->fs, &key, &fe, sizeof(fe));
+}
+
+static int twig_insert_reg(struct twig_trans *trans, struct inode *inode,
+			   u64 pos, u64 gen, u64 disk, u64 len)
+{
+	return twig_insert_fext(trans, inode, TWIG_FILE_EXTENT_REG, pos, gen,
+				disk, len);
 }
 
 /*
  * Remove [start, end) (sector aligned, end may be U64_MAX) from the file's
  * extents: items inside are deleted, items across a boundary are cut, and
- * the sectors no longer referenced are freed.  An inline extent is deleted
- * when start is 0.  Stops with -EAGAIN after @max items so that a long
- * truncate can take a fresh handle.
+ * the sectors no longer referenced are freed; a cut preallocated extent
+ * stays preallocated.  An inline extent is deleted when start is 0.  Stops
+ * with -EAGAIN after @max items so that a long truncate can take a fresh
+ * handle.
  */
 static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			   u64 start, u64 end, int max)
@@ -378,10 +392,10 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			twig_release_path(path);
 			if (x.end > end) {
 				/* and the tail [end, x.end) as its own item */
-				ret = twig_insert_reg(trans, inode, end,
-						      x.generation,
-						      x.disk + (end - x.start),
-						      x.end - end);
+				ret = twig_insert_fext(trans, inode, x.type,
+						       end, x.generation,
+						       x.disk + (end - x.start),
+						       x.end - end);
 				if (ret)
 					break;
 				ret = twig_free_data(fs, trans, x.disk + head,
@@ -403,8 +417,8 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 		twig_release_path(path);
 		if (ret)
 			break;
-		ret = twig_insert_reg(trans, inode, end, x.generation,
-				      x.disk + (end - x.start), x.end - end);
+		ret = twig_insert_fext(trans, inode, x.type, end, x.generation,
+				       x.disk + (end - x.start), x.end - end);
 		if (ret)
 			break;
 		ret = twig_free_data(fs, trans, x.disk, end - x.start);
@@ -752,16 +766,27 @@ static int twig_flush_run(struct inode *inode, struct twig_wb *wb)
 	return ret;
 }
 
-/* A small file's only page: keep it inline (page locked, not writeback). */
+/*
+ * A small file's only page: keep it inline (page locked).  An inline
+ * extent must be the file's only one, so with extents past the page
+ * (preallocated beyond EOF by FALLOC_FL_KEEP_SIZE) this writes nothing and
+ * returns 1: the page goes out as a regular extent.
+ */
 static int twig_write_inline_page(struct inode *inode, struct page *page,
 				  u64 isize)
 {
 	struct twig_inode_info *ti = TWIG_I(inode);
 	struct twig_trans *trans;
+	struct twig_fext x;
 	void *kaddr;
 	int ret;
 
 	mutex_lock(&ti->extent_mutex);
+	ret = twig_find_extent(twig_isb(inode), inode->i_ino, PAGE_SIZE, &x);
+	if (ret <= 0) {
+		ret = ret ?: 1;
+		goto out;
+	}
 	trans = twig_start_transaction(twig_isb(inode), 4);
 	if (IS_ERR(trans)) {
 		ret = PTR_ERR(trans);
@@ -811,16 +836,17 @@ static int twig_write_one_page(struct page *page, struct writeback_control *wbc,
 		       wb->nr == TWIG_WB_PAGES))
 		twig_flush_run(inode, wb);
 
-	if (page->index == 0 && isize <= TWIG_MAX_INLINE) {
-		set_page_writeback(page);
-		ret = twig_write_inline_page(inode, page, isize);
-		if (ret)
-			mapping_set_error(page->mapping, ret);
-		unlock_page(page);
-		end_page_writeback(page);
-		return 0;
-	}
 	set_page_writeback(page);
+	if (page->index == 0 && isize <= TWIG_MAX_INLINE) {
+		ret = twig_write_inline_page(inode, page, isize);
+		if (ret <= 0) {
+			if (ret)
+				mapping_set_error(page->mapping, ret);
+			unlock_page(page);
+			end_page_writeback(page);
+			return 0;
+		}
+	}
 	unlock_page(page);
 	wb->pages[wb->nr++] = page;
 	return 0;

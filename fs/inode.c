@@ -473,7 +473,8 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 				struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
 
 				if (twig_item_size(leaf, slot) >= sizeof(*fe) &&
-				    fe->type == TWIG_FILE_EXTENT_REG) {
+				    (fe->type == TWIG_FILE_EXTENT_REG ||
+				     fe->type == TWIG_FILE_EXTENT_PREALLOC)) {
 					disk = le64_to_cpu(fe->disk_bytenr);
 					disk_len = le64_to_cpu(fe->disk_num_bytes);
 				}
