@@ -612,11 +612,15 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		return 0;
 	}
 
-	truncate_setsize(inode, new_size);
-	ret = twig_zero_tail(inode, new_size);
-	if (ret) {
-		i_size_write(inode, old_size);	/* as below: nothing changed */
-		return ret;
+	/* the same size: only what fallocate put past EOF goes */
+	if (new_size != old_size) {
+		truncate_setsize(inode, new_size);
+		ret = twig_zero_tail(inode, new_size);
+		if (ret) {
+			/* as below: nothing changed */
+			i_size_write(inode, old_size);
+			return ret;
+		}
 	}
 
 	mutex_lock(&ti->extent_mutex);
