@@ -268,8 +268,13 @@ static_assert(sizeof(struct twig_inode_ref) == 10);
  * disk_bytenr + disk_num_bytes) alone, twigfs writes offset 0 and
  * disk_num_bytes = num_bytes rounded up to the sector size, and a partial
  * overwrite splits the item and frees the sectors no longer referenced.
- * The inode's nbytes is the sum of disk_num_bytes over its regular extents
- * plus ram_bytes of its inline extent.
+ * The inode's nbytes is the sum of disk_num_bytes over its regular and
+ * preallocated extents plus ram_bytes of its inline extent.
+ *
+ * A preallocated extent (fallocate(2)) has the regular layout and owns its
+ * sectors the same way, but its data reads as zeros: the sectors were
+ * never written.  Only preallocated extents may lie past i_size (rounded
+ * up to the sector size), left there by FALLOC_FL_KEEP_SIZE.
  */
 struct twig_file_extent {
 	__le64 generation;
@@ -284,6 +289,7 @@ static_assert(sizeof(struct twig_file_extent) == 49);
 
 #define TWIG_FILE_EXTENT_INLINE		0
 #define TWIG_FILE_EXTENT_REG		1
+#define TWIG_FILE_EXTENT_PREALLOC	2
 #define TWIG_FILE_EXTENT_INLINE_START	17	/* offsetof(disk_bytenr) */
 
 /*
@@ -481,13 +487,13 @@ static const struct twig_tree_rule_info twig_tree_rules[TWIG_RULE_NR] = {
 	[TWIG_RULE_EXTENT_SIZE] = { "extent-size",
 		"EXTENT_DATA size wrong for its type" },
 	[TWIG_RULE_EXTENT_TYPE] = { "extent-type",
-		"EXTENT_DATA type neither inline nor regular" },
+		"EXTENT_DATA type not inline, regular or prealloc" },
 	[TWIG_RULE_EXTENT_GEN] = { "extent-generation",
 		"extent generation 0 or newer than the block" },
 	[TWIG_RULE_EXTENT_INLINE] = { "extent-inline",
 		"inline extent not at offset 0 or above TWIG_MAX_INLINE" },
 	[TWIG_RULE_EXTENT_ALIGN] = { "extent-align",
-		"regular extent offsets or disk length not sector multiples" },
+		"regular/prealloc extent offsets or disk length not sector multiples" },
 	[TWIG_RULE_EXTENT_LEN] = { "extent-len",
 		"extent length 0, too long, outside its run or past max size" },
 	[TWIG_RULE_EXTENT_DISK] = { "extent-disk",

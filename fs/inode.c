@@ -473,7 +473,8 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 				struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
 
 				if (twig_item_size(leaf, slot) >= sizeof(*fe) &&
-				    fe->type == TWIG_FILE_EXTENT_REG) {
+				    (fe->type == TWIG_FILE_EXTENT_REG ||
+				     fe->type == TWIG_FILE_EXTENT_PREALLOC)) {
 					disk = le64_to_cpu(fe->disk_bytenr);
 					disk_len = le64_to_cpu(fe->disk_num_bytes);
 				}
@@ -533,13 +534,17 @@ int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 	ret = setattr_prepare(TWIG_NOP_IDMAP, dentry, attr);
 	if (ret)
 		return ret;
-	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode) &&
-	    attr->ia_size != i_size_read(inode)) {
+	/*
+	 * The same size too: that drops the extents FALLOC_FL_KEEP_SIZE left
+	 * past EOF, as btrfs and ext4 do.
+	 */
+	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		/*
 		 * truncate(2) asks for no times (ftruncate and O_TRUNC do),
 		 * yet a size change is a data change: as btrfs_setsize().
 		 */
-		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
+		if (attr->ia_size != i_size_read(inode) &&
+		    !(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
 			inode_set_mtime_to_ts(inode,
 					      inode_set_ctime_current(inode));
 		}

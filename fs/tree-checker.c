@@ -226,7 +226,8 @@ static int twig_check_file_extent(const struct twig_check *c,
 	if (size < TWIG_FILE_EXTENT_INLINE_START)
 		return TWIG_RULE_EXTENT_SIZE;
 	if (fe->type != TWIG_FILE_EXTENT_INLINE &&
-	    fe->type != TWIG_FILE_EXTENT_REG)
+	    fe->type != TWIG_FILE_EXTENT_REG &&
+	    fe->type != TWIG_FILE_EXTENT_PREALLOC)
 		return TWIG_RULE_EXTENT_TYPE;
 	if (!twig_transid_ok(c, le64_to_cpu(fe->generation)))
 		return TWIG_RULE_EXTENT_GEN;
@@ -238,6 +239,7 @@ static int twig_check_file_extent(const struct twig_check *c,
 			return TWIG_RULE_EXTENT_INLINE;
 		return TWIG_RULE_OK;
 	}
+	/* a preallocated extent owns its run exactly as a regular one */
 	if (size != sizeof(*fe))
 		return TWIG_RULE_EXTENT_SIZE;
 	disk = le64_to_cpu(fe->disk_bytenr);

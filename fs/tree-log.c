@@ -58,9 +58,9 @@
  *      obsolete;
  *   2. newest block first, the first copy of an inode wins; for each such
  *      inode, which must exist in the tree, claim the sectors of the
- *      logged regular extents that its committed extents do not already
- *      hold (they must be free in the bitmap: -EUCLEAN otherwise), all
- *      before any tree block is allocated;
+ *      logged regular and preallocated extents that its committed extents
+ *      do not already hold (they must be free in the bitmap: -EUCLEAN
+ *      otherwise), all before any tree block is allocated;
  *   3. in the transaction T: delete the inode's INODE_ITEM, XATTR_ITEM
  *      and EXTENT_DATA items, free the sectors of old extents that no logged
  *      one keeps, insert the logged items; then add each logged name the
@@ -424,7 +424,7 @@ struct twig_log_inode {
 	void *data;			/* the log block */
 	u32 first, nr;			/* its item slots */
 	struct twig_key *old_keys;	/* its items in the tree */
-	u64 (*old_ext)[2];		/* their regular extents: bytenr, len */
+	u64 (*old_ext)[2];		/* their extents' runs: bytenr, len */
 	u32 n_old, n_old_ext;
 	bool has_ref;			/* new in T: its name is logged */
 };
@@ -456,7 +456,9 @@ static const struct twig_file_extent *twig_log_reg(void *data, u32 slot,
 	if (key->type != TWIG_EXTENT_DATA_KEY)
 		return NULL;
 	fe = data + le32_to_cpu(it->offset);
-	return fe->type == TWIG_FILE_EXTENT_REG ? fe : NULL;
+	/* a preallocated extent owns its sectors as a regular one does */
+	return fe->type == TWIG_FILE_EXTENT_REG ||
+	       fe->type == TWIG_FILE_EXTENT_PREALLOC ? fe : NULL;
 }
 
 /* Collect the inode's INODE_ITEM and EXTENT_DATA keys in the tree. */
@@ -514,7 +516,8 @@ static int twig_log_old_items(struct twig_fs_info *fs,
 			const struct twig_file_extent *fe =
 				twig_item_ptr(leaf, slot);
 
-			if (fe->type == TWIG_FILE_EXTENT_REG) {
+			if (fe->type == TWIG_FILE_EXTENT_REG ||
+			    fe->type == TWIG_FILE_EXTENT_PREALLOC) {
 				li->old_ext[li->n_old_ext][0] =
 					le64_to_cpu(fe->disk_bytenr);
 				li->old_ext[li->n_old_ext][1] =

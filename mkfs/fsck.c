@@ -929,7 +929,9 @@ static void check_reg_extent(struct fsck *f, const struct item *it,
 	if (it->key.offset < st->end)
 		item_problem(f, it, "extent overlaps the previous extent in the file (ends at %" PRIu64 ")",
 			     st->end);
-	if (in->ii && it->key.offset >= twig_round_up(in->size, TWIG_SECTORSIZE))
+	/* FALLOC_FL_KEEP_SIZE leaves preallocated extents past EOF */
+	if (in->ii && fe.type != TWIG_FILE_EXTENT_PREALLOC &&
+	    it->key.offset >= twig_round_up(in->size, TWIG_SECTORSIZE))
 		item_problem(f, it, "extent beyond i_size %" PRIu64, in->size);
 	st->end = it->key.offset + len;
 	st->nbytes += disk_len;
@@ -964,7 +966,8 @@ static void check_extents(struct fsck *f, const struct inode *in)
 		}
 		if (it->data[16] == TWIG_FILE_EXTENT_INLINE)
 			check_inline_extent(f, it, in, &st);
-		else if (it->data[16] == TWIG_FILE_EXTENT_REG)
+		else if (it->data[16] == TWIG_FILE_EXTENT_REG ||
+			 it->data[16] == TWIG_FILE_EXTENT_PREALLOC)
 			check_reg_extent(f, it, in, &st);
 		else
 			item_problem(f, it, "unknown file extent type %u", it->data[16]);

@@ -173,7 +173,8 @@ static void dump_extent(FILE *out, const uint8_t *data, uint32_t size)
 	fprintf(out, "\t\tgeneration %" PRIu64 " type %u (%s) ram_bytes %" PRIu64 "\n",
 		(uint64_t)le64toh(fe.generation), fe.type,
 		fe.type == TWIG_FILE_EXTENT_INLINE ? "inline" :
-		fe.type == TWIG_FILE_EXTENT_REG ? "regular" : "unknown",
+		fe.type == TWIG_FILE_EXTENT_REG ? "regular" :
+		fe.type == TWIG_FILE_EXTENT_PREALLOC ? "prealloc" : "unknown",
 		(uint64_t)le64toh(fe.ram_bytes));
 	if (fe.type == TWIG_FILE_EXTENT_INLINE)
 		fprintf(out, "\t\tinline data size %u\n",

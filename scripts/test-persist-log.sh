@@ -6,15 +6,18 @@
 #     commit) and logged after that, then files are rewritten, extended,
 #     truncated and fsync'd (three in four; the others are written only),
 #     new files are created and fsync'd (their names go in the log), an
-#     old and a new file get xattrs and an ACL and are fsync'd, and
-#     the machine is reset right after the last fsync returns;
+#     old and a new file get xattrs and an ACL and are fsync'd, two
+#     files get preallocated extents (fallocate: past EOF, written over,
+#     punched) and are fsync'd, and the machine is reset right after the
+#     last fsync returns;
 #   host: fsck is clean and reports the log; twigfs-dump shows it (both
 #     also under ASan/UBSan); a copy with one byte of the newest log block
 #     flipped fails fsck;
 #   boot B: the replay's commit fails before its superblock (the
 #     replay_crash parameter: what a power cut there leaves); host: fsck is
 #     still clean and the superblock names the same log;
-#   boot C: the mount replays; every fsync'd byte, name and xattr is there;
+#   boot C: the mount replays; every fsync'd byte, name and xattr is there,
+#     and the preallocated extents (sizes and st_blocks) of two files;
 #   host: fsck is clean and the log is gone.
 set -euo pipefail
 
@@ -44,6 +47,8 @@ while read -r size off len; do
 	i=$((i + 1))
 done </tmp/plan
 echo small >keep/d/inline
+: >keep/d/prealloc-keep
+: >keep/d/prealloc-grow
 sync
 : >/results/sums
 # a name change: fsync commits (a fallback), and the renamed file logs after
@@ -85,6 +90,17 @@ echo new-with-xattr >keep/d/x-new
 $G/setfattr -n user.new -v born-$seed keep/d/x-new
 $H fsync keep/d/x-new >/dev/null
 $G/getfattr -d -m - --absolute-names keep/d/f1 keep/d/x-new >/results/xattrs
+# preallocated extents (fallocate) are logged and replayed with the file:
+# past EOF (KEEP_SIZE), written over in part, and cut by a punched hole
+$H fallocate keep-size keep/d/prealloc-keep 0 262144 >/dev/null
+printf over-prealloc | dd of=keep/d/prealloc-keep bs=1 seek=5000 conv=notrunc 2>/dev/null
+$H fsync keep/d/prealloc-keep >/dev/null
+$H fallocate 0 keep/d/prealloc-grow 0 1048576 >/dev/null
+head -c 10000 /dev/urandom | dd of=keep/d/prealloc-grow bs=1 seek=300000 conv=notrunc 2>/dev/null
+$H fallocate punch-hole keep/d/prealloc-grow 600000 65536 >/dev/null
+$H fsync keep/d/prealloc-grow >/dev/null
+md5sum keep/d/prealloc-keep keep/d/prealloc-grow >>/results/sums
+$G/stat -c '%n %s %b' keep/d/prealloc-keep keep/d/prealloc-grow >/results/prealloc
 # the newest log: one more rewrite of an fsync'd file
 head -c 7000 /dev/urandom | dd of=keep/d/f0 bs=1 seek=123 conv=notrunc 2>/dev/null
 $H fsync keep/d/f0 >/dev/null
@@ -112,6 +128,8 @@ cmp /tmp/names /results/names || { echo "names differ"; exit 1; }
 /opt/gnu/bin/getfattr -d -m - --absolute-names keep/d/f1 keep/d/x-new >/tmp/xattrs
 grep -q 'user.new="born-' /tmp/xattrs || { echo "no xattr after replay"; exit 1; }
 cmp /tmp/xattrs /results/xattrs || { echo "xattrs differ"; diff /tmp/xattrs /results/xattrs; exit 1; }
+/opt/gnu/bin/stat -c '%n %s %b' keep/d/prealloc-keep keep/d/prealloc-grow >/tmp/prealloc
+cmp /tmp/prealloc /results/prealloc || { echo "preallocated sizes or blocks differ"; diff /tmp/prealloc /results/prealloc; exit 1; }
 echo after >keep/after
 GUEST
 
@@ -160,7 +178,7 @@ name=log-still-there-after-replay-crash
 check test "$(log_root)" = "$root" -a "$root" != 0
 
 mkdir -p "$work/c"
-cp "$work/a/sums" "$work/a/names" "$work/a/xattrs" "$work/c/" 2>/dev/null || true
+cp "$work/a/sums" "$work/a/names" "$work/a/xattrs" "$work/a/prealloc" "$work/c/" 2>/dev/null || true
 name=log-fsynced-data-and-names-survive
 check env DISK="$img" OUT="$work/c" "$top/qemu/guest.sh" "$work/check.sh"
 name=log-fsck-after-replay

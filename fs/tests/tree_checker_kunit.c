@@ -653,7 +653,7 @@ static void m_ext_reg_size(struct tc_env *e)
 
 static void m_ext_type(struct tc_env *e)
 {
-	tc_fe(e, S_FILE_EXT)->type = 2;
+	tc_fe(e, S_FILE_EXT)->type = 3;
 }
 
 static void m_ext_gen(struct tc_env *e)
@@ -887,7 +887,7 @@ static const struct tc_case tc_cases[] = {
 	  .slot = S_LINK_EXT, .mutate = m_ext_inline_size },
 	{ "regular extent 48 bytes", R(EXTENT_SIZE),
 	  .slot = S_FILE_EXT, .mutate = m_ext_reg_size },
-	{ "extent type 2", R(EXTENT_TYPE),
+	{ "extent type 3", R(EXTENT_TYPE),
 	  .slot = S_FILE_EXT, .mutate = m_ext_type },
 	{ "extent generation in the future", R(EXTENT_GEN),
 	  .slot = S_FILE_EXT, .mutate = m_ext_gen },
@@ -1001,6 +1001,11 @@ static void tc_valid(struct kunit *test)
 	tc_hdr(e)->csum = 0;
 	KUNIT_EXPECT_EQ(test, twig_tree_check(e->fs, e->eb, 0, TC_GEN, false,
 					      &slot), (int)TWIG_RULE_OK);
+	/* fallocate(2)'s extents follow the regular extents' rules */
+	tc_leaf(e);
+	tc_fe(e, S_FILE_EXT)->type = TWIG_FILE_EXTENT_PREALLOC;
+	tc_csum(e);
+	KUNIT_EXPECT_EQ(test, tc_check(e, &slot), (int)TWIG_RULE_OK);
 	tc_node(e);
 	tc_csum(e);
 	KUNIT_EXPECT_EQ(test, tc_check(e, &slot), (int)TWIG_RULE_OK);

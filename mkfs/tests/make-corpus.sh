@@ -154,6 +154,9 @@ inlinemax inline.extent.of.*longer.than.the.limit
 symlinklong symlink.target.of.*longer.than.the.limit
 symlinkitem inline.extent.item.size.*does.not.match.ram_bytes
 symlinksize symlink.i_size.*does.not.match
+extpasteof extent.beyond.i_size.0
+preallocbeyond disk.range.*outside.the.data.area
+prealloctree disk.range.*doubly.used
 isizeneg i_size.9223372036854775808.beyond.the.maximum.file.size
 isizemax i_size.18446744073709551615.beyond.the.maximum.file.size
 modetype invalid.mode

@@ -663,6 +663,29 @@ static struct twig_inode_item *reg_inode(struct pop *p)
 	return inode_item_of(p, find_extent(p, TWIG_FILE_EXTENT_REG, S_IFREG, 0)->key.objectid);
 }
 
+/* Only a preallocated extent may lie past EOF (FALLOC_FL_KEEP_SIZE). */
+static void ext_past_eof(struct pop *p)
+{
+	reg_inode(p)->size = 0;
+}
+
+/* A preallocated extent owns its sectors as a regular one does. */
+static void prealloc_beyond(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->type = TWIG_FILE_EXTENT_PREALLOC;
+	fe->disk_bytenr = htole64(p->total_bytes + (1 << 20));
+}
+
+static void prealloc_tree(struct pop *p)
+{
+	struct twig_file_extent *fe = reg_extent(p);
+
+	fe->type = TWIG_FILE_EXTENT_PREALLOC;
+	fe->disk_bytenr = htole64(twig_round_up(p->cursor, p->nodesize));
+}
+
 static void isize_neg(struct pop *p)
 {
 	reg_inode(p)->size = htole64(1ULL << 63);
@@ -897,6 +920,9 @@ static const struct {
 	{ "symlinklong", symlink_long },
 	{ "symlinkitem", symlink_item },
 	{ "symlinksize", symlink_size },
+	{ "extpasteof", ext_past_eof },
+	{ "preallocbeyond", prealloc_beyond },
+	{ "prealloctree", prealloc_tree },
 	{ "isizeneg", isize_neg },
 	{ "isizemax", isize_max },
 	{ "modetype", mode_type },

@@ -15,7 +15,8 @@
  *                                               and GNU truncate use ftruncate)
  *   twig-helper fallocate MODE FILE OFF LEN     fallocate(2); MODE: 0,
  *                                               keep-size, punch-hole,
- *                                               zero-range
+ *                                               zero-range, or a number
+ *                                               (0x..) of FALLOC_FL_ flags
  *   twig-helper mksock PATH                     bind an AF_UNIX socket
  *   twig-helper seek data|hole FILE OFFSET      prints the offset
  *   twig-helper mmap-write FILE OFFSET TEXT     MAP_SHARED store + msync
@@ -77,6 +78,10 @@ static const char *errname(int e)
 	case ENODATA: return "ENODATA";
 	case ERANGE: return "ERANGE";
 	case E2BIG: return "E2BIG";
+	case ENODEV: return "ENODEV";
+	case ESPIPE: return "ESPIPE";
+	case EFBIG: return "EFBIG";
+	case EBADF: return "EBADF";
 	default: return strerror(e);
 	}
 }
@@ -166,7 +171,9 @@ int main(int argc, char **argv)
 			mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 		else if (!strcmp(argv[2], "zero-range"))
 			mode = FALLOC_FL_ZERO_RANGE;
-		else if (strcmp(argv[2], "0")) {
+		else if (argv[2][0] >= '0' && argv[2][0] <= '9')
+			mode = (int)strtol(argv[2], NULL, 0);
+		else {
 			fprintf(stderr, "unknown fallocate mode %s\n", argv[2]);
 			return 2;
 		}
