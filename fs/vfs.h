@@ -167,6 +167,8 @@ int twig_truncate_extents(struct inode *inode, u64 new_size);
 int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 		      const void *data, u64 len);
 int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
+		  struct twig_data_alloc *data, u64 new_size);
 
 /* tree-log.c */
 int twig_log_inode(struct file *file);
