@@ -679,6 +679,68 @@ struct twig_wb {
 };
 
 /*
+ * The second half of a CoW write, for writeback and O_DIRECT (direct.c):
+ * @data, allocated with twig_alloc_data() and already written, becomes the
+ * file's extent for [pos, pos + bytes).  One handle replaces the range's
+ * EXTENT_DATA items and frees the sectors they owned; @new_size, when past
+ * i_size, becomes i_size in the same handle, so a commit never sees the
+ * size without the data.  @data is dropped on failure.
+ */
+int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
+		  struct twig_data_alloc *data, u64 new_size)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_fs_info *fs = twig_isb(inode);
+	struct twig_data_alloc inline_data;
+	struct twig_trans *trans;
+	bool converting = false;
+	int ret;
+
+	mutex_lock(&ti->extent_mutex);
+	if (ti->maybe_inline && pos > 0) {
+		ret = twig_inline_to_sector(inode, &inline_data);
+		if (ret < 0)
+			goto out_drop;
+		converting = ret;
+	}
+	trans = twig_start_transaction(fs, 8);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out_drop;
+	}
+	ret = converting ? twig_inline_swap(trans, inode, &inline_data) : 0;
+	if (!ret)
+		ret = twig_drop_extents(trans, inode, pos, pos + bytes);
+	if (!ret)
+		ret = twig_insert_reg(trans, inode, pos, trans->transid,
+				      data->bytenr, bytes);
+	if (ret) {
+		/* undoes the allocation; what the swap or drop_extents did, the abort */
+		twig_data_alloc_drop(fs, data);
+	} else {
+		twig_data_alloc_owned(trans, data);
+		twig_set_nbytes(inode, ti->nbytes + bytes);
+		if (pos == 0)
+			ti->maybe_inline = false;
+		if (new_size > i_size_read(inode))
+			i_size_write(inode, new_size);
+		ret = twig_update_inode(trans, inode);
+	}
+	if (ret)
+		twig_abort_transaction(trans, ret);
+	twig_end_transaction(trans);
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+
+out_drop:
+	if (converting)
+		twig_data_alloc_drop(fs, &inline_data);
+	twig_data_alloc_drop(fs, data);
+	mutex_unlock(&ti->extent_mutex);
+	return ret;
+}
+
+/*
  * Write @nr pages starting at @pages[0] (contiguous) as one new extent:
  * allocate and write the sectors with no handle open, then take a handle
  * only to swap the extent items (see alloc.c for why a commit in between
@@ -686,13 +748,10 @@ struct twig_wb {
  */
 static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 {
-	struct twig_inode_info *ti = TWIG_I(inode);
 	struct twig_fs_info *fs = twig_isb(inode);
 	u64 pos = (u64)pages[0]->index << PAGE_SHIFT;
 	u64 bytes = (u64)nr << PAGE_SHIFT;
-	struct twig_data_alloc data, inline_data;
-	struct twig_trans *trans;
-	bool converting = false;
+	struct twig_data_alloc data;
 	struct bio *bio;
 	int ret, err, i;
 
@@ -716,47 +775,7 @@ static int twig_write_run(struct inode *inode, struct page **pages, int nr)
 		twig_data_alloc_drop(fs, &data);
 		return ret;
 	}
-
-	mutex_lock(&ti->extent_mutex);
-	if (ti->maybe_inline && pos > 0) {
-		ret = twig_inline_to_sector(inode, &inline_data);
-		if (ret < 0)
-			goto out_drop;
-		converting = ret;
-	}
-	trans = twig_start_transaction(fs, 8);
-	if (IS_ERR(trans)) {
-		ret = PTR_ERR(trans);
-		goto out_drop;
-	}
-	ret = converting ? twig_inline_swap(trans, inode, &inline_data) : 0;
-	if (!ret)
-		ret = twig_drop_extents(trans, inode, pos, pos + bytes);
-	if (!ret)
-		ret = twig_insert_reg(trans, inode, pos, trans->transid,
-				      data.bytenr, bytes);
-	if (ret) {
-		/* undoes the allocation; what the swap or drop_extents did, the abort */
-		twig_data_alloc_drop(fs, &data);
-	} else {
-		twig_data_alloc_owned(trans, &data);
-		twig_set_nbytes(inode, ti->nbytes + bytes);
-		if (pos == 0)
-			ti->maybe_inline = false;
-		ret = twig_update_inode(trans, inode);
-	}
-	if (ret)
-		twig_abort_transaction(trans, ret);
-	twig_end_transaction(trans);
-	mutex_unlock(&ti->extent_mutex);
-	return ret;
-
-out_drop:
-	if (converting)
-		twig_data_alloc_drop(fs, &inline_data);
-	twig_data_alloc_drop(fs, &data);
-	mutex_unlock(&ti->extent_mutex);
-	return ret;
+	return twig_swap_run(inode, pos, bytes, &data, 0);
 }
 
 static int twig_flush_run(struct inode *inode, struct twig_wb *wb)
@@ -1518,10 +1537,10 @@ static loff_t twig_llseek(struct file *file, loff_t offset, int whence)
 
 const struct file_operations twig_file_operations = {
 	.llseek		= twig_llseek,
-	.read_iter	= generic_file_read_iter,
-	.write_iter	= generic_file_write_iter,
+	.read_iter	= twig_file_read_iter,
+	.write_iter	= twig_file_write_iter,
 	.mmap		= twig_file_mmap,
-	.open		= generic_file_open,
+	.open		= twig_file_open,
 	.fsync		= twig_fsync,
 	.splice_read	= filemap_splice_read,
 	.splice_write	= iter_file_splice_write,
