@@ -29,28 +29,6 @@
  *                                               prints the length
  *   twig-helper listxattr FILE SIZE             llistxattr(), the same way;
  *                                               prints the length
- *   twig-helper dio-write FILE OFF LEN BUFOFF SRC [dsync]
- *                                               one pwrite() of LEN bytes
- *                                               read from SRC through an
- *                                               O_DIRECT descriptor (created
- *                                               if missing; dsync: also
- *                                               O_DSYNC), from a page-aligned
- *                                               buffer + BUFOFF; prints the
- *                                               count
- *   twig-helper dio-read FILE OFF LEN BUFOFF DST
- *                                               one pread() through O_DIRECT
- *                                               into a page-aligned buffer +
- *                                               BUFOFF; writes the bytes read
- *                                               to DST, prints the count
- *   twig-helper dio-setfl FILE                  fcntl(F_SETFL, O_DIRECT) on a
- *                                               read-only descriptor
- *   twig-helper dio-write-fault FILE OFF        an O_DIRECT pwrite() of 8 KiB
- *                                               whose second page is
- *                                               PROT_NONE; prints the count
- *   twig-helper dio-write-self FILE OFF         an O_DIRECT pwrite() to OFF
- *                                               of FILE's own first 8 KiB,
- *                                               from a MAP_SHARED mapping of
- *                                               it; prints the count
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -104,7 +82,6 @@ static const char *errname(int e)
 	case ESPIPE: return "ESPIPE";
 	case EFBIG: return "EFBIG";
 	case EBADF: return "EBADF";
-	case EFAULT: return "EFAULT";
 	default: return strerror(e);
 	}
 }
@@ -317,87 +294,6 @@ int main(int argc, char **argv)
 			return fail();
 		n = llistxattr(argv[2], size ? buf : NULL, size);
 		free(buf);
-		if (n < 0)
-			return fail();
-		printf("%zd\n", n);
-		return 0;
-	}
-	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "dio-write")) {
-		int flags = O_WRONLY | O_CREAT | O_DIRECT;
-		size_t len = strtoul(argv[4], NULL, 0);
-		size_t bufoff = strtoul(argv[5], NULL, 0);
-		int src = open(argv[6], O_RDONLY);
-		ssize_t n;
-		char *buf;
-		int fd;
-
-		if (argc == 8 && !strcmp(argv[7], "dsync"))
-			flags |= O_DSYNC;
-		if (src < 0 || posix_memalign((void **)&buf, 4096, len + bufoff))
-			return fail();
-		if (read(src, buf + bufoff, len) != (ssize_t)len) {
-			fprintf(stderr, "%s: short read\n", argv[6]);
-			return 2;
-		}
-		fd = open(argv[2], flags, 0644);
-		if (fd < 0)
-			return fail();
-		n = pwrite(fd, buf + bufoff, len, strtoll(argv[3], NULL, 0));
-		if (n < 0 || close(fd))
-			return fail();
-		printf("%zd\n", n);
-		return 0;
-	}
-	if (argc == 7 && !strcmp(argv[1], "dio-read")) {
-		size_t len = strtoul(argv[4], NULL, 0);
-		size_t bufoff = strtoul(argv[5], NULL, 0);
-		int fd = open(argv[2], O_RDONLY | O_DIRECT);
-		ssize_t n;
-		char *buf;
-		int dst;
-
-		if (fd < 0 || posix_memalign((void **)&buf, 4096, len + bufoff))
-			return fail();
-		/* a pattern, so that bytes the read claims but skips show */
-		memset(buf, 0xa5, len + bufoff);
-		n = pread(fd, buf + bufoff, len, strtoll(argv[3], NULL, 0));
-		if (n < 0)
-			return fail();
-		dst = open(argv[6], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (dst < 0 || write(dst, buf + bufoff, n) != n || close(dst))
-			return fail();
-		printf("%zd\n", n);
-		return 0;
-	}
-	if (argc == 3 && !strcmp(argv[1], "dio-setfl")) {
-		int fd = open(argv[2], O_RDONLY);
-
-		if (fd < 0 || fcntl(fd, F_SETFL, O_DIRECT) ||
-		    !(fcntl(fd, F_GETFL) & O_DIRECT))
-			return fail();
-		printf("ok\n");
-		return 0;
-	}
-	if (argc == 4 && (!strcmp(argv[1], "dio-write-fault") ||
-			  !strcmp(argv[1], "dio-write-self"))) {
-		int fd = open(argv[2], O_RDWR | O_DIRECT);
-		int self = argv[1][10] == 's';
-		ssize_t n;
-		char *p;
-
-		if (fd < 0)
-			return fail();
-		p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-			 self ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS,
-			 self ? fd : -1, 0);
-		if (p == MAP_FAILED)
-			return fail();
-		if (!self) {
-			memset(p, 'f', 4096);
-			if (mprotect(p + 4096, 4096, PROT_NONE))
-				return fail();
-		}
-		n = pwrite(fd, p, 8192, strtoll(argv[3], NULL, 0));
 		if (n < 0)
 			return fail();
 		printf("%zd\n", n);
