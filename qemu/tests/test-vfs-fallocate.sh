@@ -218,13 +218,7 @@ eq err-nothing-changed 1048576 "$(size a)"
 rm -r dir fifo chr
 
 # ---- ENOSPC on a 64 MiB filesystem: nothing half done ----
-small=/tmp/fsmall.img
-rm -f "$small"
-if mkfs.twigfs -q -f -b 64M "$small"; then
-	loop=$(losetup -f)
-	losetup "$loop" "$small"
-	mkdir -p /tmp/smnt
-	mount -t twigfs "$loop" /tmp/smnt
+if small_twig; then
 	: >/tmp/smnt/big
 	expect_err enospc-mode0 ENOSPC fa 0 /tmp/smnt/big 0 104857600
 	eq enospc-size 0 "$(size /tmp/smnt/big)"
@@ -245,16 +239,9 @@ if mkfs.twigfs -q -f -b 64M "$small"; then
 	rm /tmp/smnt/f1
 	sync
 	check enospc-after-delete fa 0 /tmp/smnt/big 0 20971520
-	umount /tmp/smnt
-	if fsck.twigfs -n "$loop" >/tmp/fsck.out 2>&1; then
-		pass enospc-fsck
-	else
-		fail enospc-fsck "$(head -n 5 /tmp/fsck.out | tr '\n' ' ')"
-	fi
-	losetup -d "$loop"
-	rm -f "$small"
+	small_twig_done enospc-fsck
 else
-	fail enospc "mkfs.twigfs -b 64M failed"
+	fail enospc "no 64 MiB twigfs on a loop device"
 fi
 
 # ---- fio creates its files with fallocate(2) ----

@@ -46,13 +46,7 @@ else
 fi
 
 # ENOSPC on a small twigfs, which stays usable after deletes
-small=/tmp/small.img
-rm -f "$small"
-if mkfs.twigfs -q -f -b 64M "$small"; then
-	loop=$(losetup -f)
-	losetup "$loop" "$small"
-	mkdir -p /tmp/smnt
-	mount -t twigfs "$loop" /tmp/smnt
+if small_twig; then
 	dd if=/dev/zero of=/tmp/smnt/fill bs=1M count=200 >/tmp/dd.out 2>&1
 	if grep -q "No space left" /tmp/dd.out; then
 		pass enospc
@@ -70,15 +64,8 @@ if mkfs.twigfs -q -f -b 64M "$small"; then
 	else
 		fail enospc-usable-after-delete "$(tr '\n' ' ' </tmp/dd2.out)"
 	fi
-	umount /tmp/smnt
-	if fsck.twigfs -n "$loop" >/tmp/fsck.out 2>&1; then
-		pass enospc-fsck
-	else
-		fail enospc-fsck "$(head -n 5 /tmp/fsck.out | tr '\n' ' ')"
-	fi
-	losetup -d "$loop"
-	rm -f "$small"
+	small_twig_done enospc-fsck
 else
-	fail enospc "mkfs.twigfs -b 64M failed"
+	fail enospc "no 64 MiB twigfs on a loop device"
 fi
 finish

@@ -93,6 +93,30 @@ fresh_twig() {
 	mount -t twigfs ${1:+-o "$1"} "$DEV" "$MNT"
 }
 
+# small_twig: a fresh 64 MiB twigfs on a loop device ($SMALL_LOOP), mounted
+# at /tmp/smnt, for ENOSPC tests.
+small_twig() {
+	rm -f /tmp/small.img
+	mkfs.twigfs -q -f -b 64M /tmp/small.img || return 1
+	SMALL_LOOP=$(losetup -f) || return 1
+	losetup "$SMALL_LOOP" /tmp/small.img || return 1
+	mkdir -p /tmp/smnt
+	mount -t twigfs "$SMALL_LOOP" /tmp/smnt
+}
+
+# small_twig_done <name>: unmount it, check it with fsck (PASS/FAIL
+# <name>), free the loop device and the image.
+small_twig_done() {
+	umount /tmp/smnt
+	if fsck.twigfs -n "$SMALL_LOOP" >/tmp/fsck.out 2>&1; then
+		pass "$1"
+	else
+		fail "$1" "$(head -n 5 /tmp/fsck.out | tr '\n' ' ')"
+	fi
+	losetup -d "$SMALL_LOOP"
+	rm -f /tmp/small.img
+}
+
 finish() {
 	[ "$nfail" = 0 ]
 	exit $?
