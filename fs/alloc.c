@@ -11,6 +11,16 @@
  * commit, committed := working.  A block allocated and freed in the same
  * transaction was never committed, so it is free again at once.
  *
+ * A commit freezes its transaction T and lets writers into T + 1 before it
+ * writes (transaction.c): twig_alloc_freeze() takes the bitmap T will
+ * write (@alloc_written) and ORs it into @alloc_committed, so that while
+ * T is being written a block T named counts as committed: T + 1 freeing
+ * it pins it (it is still to be written, and T's superblock will name it),
+ * and a block T + 1 allocates and frees is free at once, as before.  T's
+ * own pins move to @pinned_committing.  When T's superblock is on disk,
+ * twig_alloc_committed() sets committed := @alloc_written, which frees
+ * T's pins and keeps T + 1's.
+ *
  * Data is allocated outside any transaction: writeback allocates a run,
  * writes it, and only then opens a handle to insert the extent item that
  * names it, so no handle waits for data I/O.  Until that item is in a
@@ -367,7 +377,8 @@ void twig_release_meta(struct twig_trans *trans)
 /* Set in the working bitmap: neither free nor pinned (alloc_lock held). */
 static u64 twig_working_sectors(struct twig_fs_info *fs)
 {
-	return fs->alloc_nbits - fs->free_sectors - fs->pinned_sectors;
+	return fs->alloc_nbits - fs->free_sectors - fs->pinned_sectors -
+	       fs->pinned_committing;
 }
 
 /*
@@ -413,10 +424,38 @@ u64 twig_bytes_allocated(struct twig_fs_info *fs)
 /* ---- commit ---- */
 
 /*
- * Write the working bitmap, without the pending data runs, into the copy
- * the superblock does not name.  Runs in the commit with no handles open,
- * so only pending runs may come and go meanwhile: the copy is taken under
- * the lock and written from @alloc_written.
+ * The commit froze its transaction (no handles open): take the bitmap it
+ * will write, the working bitmap without the pending data runs, into
+ * @alloc_written, and count it as committed for the frees of the next
+ * transaction (see the top of this file).  Returns the bytes it names,
+ * the superblock's bytes_used.
+ */
+u64 twig_alloc_freeze(struct twig_fs_info *fs)
+{
+	struct twig_data_alloc *da;
+	u64 i, end, used;
+
+	spin_lock(&fs->alloc_lock);
+	used = twig_working_sectors(fs) - fs->pending_sectors;
+	memcpy(fs->alloc_written, fs->alloc_working, fs->alloc_map_bytes);
+	list_for_each_entry(da, &fs->data_pending, list) {
+		end = (da->bytenr + da->bytes) >> TWIG_SECTOR_SHIFT;
+		for (i = da->bytenr >> TWIG_SECTOR_SHIFT; i < end; i++)
+			__clear_bit_le(i, fs->alloc_written);
+	}
+	bitmap_or(fs->alloc_committed, fs->alloc_committed, fs->alloc_written,
+		  fs->alloc_map_longs * BITS_PER_LONG);
+	fs->pinned_committing = fs->pinned_sectors;
+	fs->pinned_sectors = 0;
+	/* what the log of the frozen transaction names is pinned now */
+	fs->log_pin = false;
+	spin_unlock(&fs->alloc_lock);
+	return used << TWIG_SECTOR_SHIFT;
+}
+
+/*
+ * Write @alloc_written into the copy the superblock does not name.  It
+ * stays still until the next freeze, which waits for this commit.
  */
 int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
 {
@@ -424,17 +463,7 @@ int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
 	u8 next = !sb->alloc_copy;
 	u64 at = le64_to_cpu(sb->alloc_start) +
 		 next * le64_to_cpu(sb->alloc_bytes);
-	struct twig_data_alloc *da;
-	u64 i, end;
 
-	spin_lock(&fs->alloc_lock);
-	memcpy(fs->alloc_written, fs->alloc_working, fs->alloc_map_bytes);
-	list_for_each_entry(da, &fs->data_pending, list) {
-		end = (da->bytenr + da->bytes) >> TWIG_SECTOR_SHIFT;
-		for (i = da->bytenr >> TWIG_SECTOR_SHIFT; i < end; i++)
-			__clear_bit_le(i, fs->alloc_written);
-	}
-	spin_unlock(&fs->alloc_lock);
 	*copy = next;
 	*csum = twig_csum(fs->alloc_written, fs->alloc_map_bytes);
 	return twig_dev_write(fs, at, fs->alloc_written, fs->alloc_map_bytes,
@@ -443,8 +472,8 @@ int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum)
 
 /*
  * The superblock naming the new copy is on disk: committed := what was
- * written, which unpins the transaction's frees and leaves pending runs
- * (still set in working, hence busy) uncommitted.
+ * written, which unpins the frozen transaction's frees and leaves pending
+ * runs (still set in working, hence busy) uncommitted.
  */
 void twig_alloc_committed(struct twig_fs_info *fs)
 {
@@ -452,9 +481,8 @@ void twig_alloc_committed(struct twig_fs_info *fs)
 	memcpy(fs->alloc_committed, fs->alloc_written, fs->alloc_map_bytes);
 	bitmap_or(fs->alloc_busy, fs->alloc_committed, fs->alloc_working,
 		  fs->alloc_map_longs * BITS_PER_LONG);
-	fs->free_sectors += fs->pinned_sectors;
-	fs->pinned_sectors = 0;
-	fs->log_pin = false;
+	fs->free_sectors += fs->pinned_committing;
+	fs->pinned_committing = 0;
 	spin_unlock(&fs->alloc_lock);
 }
 
@@ -521,6 +549,7 @@ int twig_alloc_init(struct twig_fs_info *fs)
 	used = memweight(fs->alloc_committed, fs->alloc_map_bytes);
 	fs->free_sectors = fs->alloc_nbits - used;
 	fs->pinned_sectors = 0;
+	fs->pinned_committing = 0;
 	fs->meta_reserved = 0;
 	fs->global_reserve = min_t(u64, 64ULL * fs->nodesize,
 				   fs->total_bytes / 16);

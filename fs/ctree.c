@@ -827,6 +827,7 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 		     const struct twig_key *key, struct twig_path *p,
 		     int ins_len, int cow)
 {
+	int unlocked_reads = 2 * TWIG_MAX_LEVEL;
 	int wll, lowest_unlock = 1;
 	int level, slot, ret;
 	struct twig_eb *b;
@@ -903,6 +904,23 @@ again:
 		twig_unlock_up(p, level, lowest_unlock, ins_len,
 			       ins_len < 0 && twig_header_nritems(b) <= 2);
 
+		/*
+		 * A child that is not cached is read with no lock held
+		 * (btrfs's read_block_for_search()), then the search starts
+		 * over; a bounded number of times, then under the locks.
+		 */
+		if (unlocked_reads &&
+		    !twig_eb_cached(fs, twig_node_blockptr(b, slot))) {
+			u64 bytenr = twig_node_blockptr(b, slot);
+			u64 gen = twig_node_ptr_generation(b, slot);
+
+			twig_release_path(p);
+			unlocked_reads--;
+			twig_stat_add(fs, TWIG_CS_UNLOCKED_READS, 1);
+			if (twig_read_eb_unlocked(fs, bytenr, level - 1, gen))
+				unlocked_reads = 0;
+			goto again;
+		}
 		b = twig_read_child(b, slot);
 		if (IS_ERR(b)) {
 			ret = PTR_ERR(b);

@@ -290,31 +290,32 @@ static void twig_cache_remove(struct twig_eb *eb)
 
 /* ---- reading ---- */
 
-static int twig_read_and_verify(struct twig_eb *eb, u64 parent_transid)
+static int twig_read_and_verify(struct twig_eb *eb, u64 parent_transid,
+				bool quiet)
 {
 	struct twig_fs_info *fs = eb->fs;
 	int ret;
 
-	if (twig_should_fail(fs))
+	if (!quiet && twig_should_fail(fs))
 		ret = -EIO;
 	else
 		ret = twig_dev_read(fs, eb->start, eb->data, eb->len);
 	if (ret) {
-		twig_eb_err(fs, eb->start, "read error %d", ret);
+		if (!quiet)
+			twig_eb_err(fs, eb->start, "read error %d", ret);
 		return ret;
 	}
-	return twig_verify_read(fs, eb, eb->level, parent_transid);
+	return twig_verify_read(fs, eb, eb->level, parent_transid, quiet);
 }
 
 /*
- * Get the eb of tree block @bytenr at @level, reading and verifying it if
- * it is not cached.  @parent_transid is the generation the parent pointer
- * records (0 when unknown); a cached eb is checked against it too, cheaply.
  * Concurrent readers of one block: the first inserts the eb with READING
- * set and does the I/O, the others wait for the bit.
+ * set and does the I/O, the others wait for the bit.  @quiet: nothing is
+ * logged and no fault is injected (twig_read_eb_unlocked()).
  */
-struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
-			     u64 parent_transid)
+static struct twig_eb *__twig_read_eb(struct twig_fs_info *fs, u64 bytenr,
+				      int level, u64 parent_transid,
+				      bool quiet)
 {
 	struct twig_eb *eb = twig_find_eb(fs, bytenr);
 	int ret;
@@ -329,7 +330,7 @@ struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 		if (IS_ERR(eb))
 			return eb;
 		if (eb == new) {
-			ret = twig_read_and_verify(eb, parent_transid);
+			ret = twig_read_and_verify(eb, parent_transid, quiet);
 			if (!ret)
 				set_bit(TWIG_EB_UPTODATE, &eb->bflags);
 			else
@@ -348,9 +349,10 @@ struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 		ret = -EIO;
 	} else if (eb->level != level || (parent_transid &&
 		   twig_header_generation(eb) != parent_transid)) {
-		twig_eb_err(fs, bytenr, "cached level %u gen %llu, expected %d %llu",
-			    eb->level, twig_header_generation(eb), level,
-			    parent_transid);
+		if (!quiet)
+			twig_eb_err(fs, bytenr, "cached level %u gen %llu, expected %d %llu",
+				    eb->level, twig_header_generation(eb),
+				    level, parent_transid);
 		ret = -EUCLEAN;
 	}
 	if (ret) {
@@ -359,7 +361,53 @@ struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 	}
 	return eb;
 }
+
+/*
+ * Get the eb of tree block @bytenr at @level, reading and verifying it if
+ * it is not cached.  @parent_transid is the generation the parent pointer
+ * records (0 when unknown); a cached eb is checked against it too, cheaply.
+ */
+struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
+			     u64 parent_transid)
+{
+	return __twig_read_eb(fs, bytenr, level, parent_transid, false);
+}
 EXPORT_SYMBOL_IF_KUNIT(twig_read_eb);
+
+/* Is tree block @bytenr cached and read, so that getting it cannot sleep? */
+bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr)
+{
+	struct twig_eb *eb = twig_find_eb(fs, bytenr);
+	bool ret = eb && test_bit(TWIG_EB_UPTODATE, &eb->bflags);
+
+	twig_eb_put(eb);
+	return ret;
+}
+
+/*
+ * Read tree block @bytenr into the cache for a search that released its
+ * locks first (twig_search_slot()), so no lock above it waits for the
+ * disk, as btrfs's read_block_for_search().  With no lock held the
+ * pointer may be gone by now: the block may have been freed, even
+ * reused.  That is no error of the filesystem, so a block that does not
+ * read or verify is dropped silently: the search restarts from the root
+ * and, if it still needs the block, reads it under its locks, where
+ * errors are reported as usual.  A stale copy left in the cache is
+ * harmless: a block is reused only through twig_new_eb(), which replaces
+ * it, and a read through a pointer checks the generation.  Returns 0 if
+ * the block is now cached.
+ */
+int twig_read_eb_unlocked(struct twig_fs_info *fs, u64 bytenr, int level,
+			  u64 parent_transid)
+{
+	struct twig_eb *eb = __twig_read_eb(fs, bytenr, level, parent_transid,
+					    true);
+
+	if (IS_ERR(eb))
+		return PTR_ERR(eb);
+	twig_eb_put(eb);
+	return 0;
+}
 
 /*
  * A new, zeroed, up-to-date eb for a block just allocated at @level, with
@@ -502,30 +550,41 @@ static void twig_eb_csum(struct twig_eb *eb)
 }
 
 /*
- * Write every dirty eb of the committing transaction and wait for all of
- * them.  Runs with no writers in the transaction (the commit waited), so
- * nobody changes the blocks underneath.  Blocks go out in address order
- * in one plug, each its own bio.
+ * The commit froze its transaction (no handles open): take its dirty ebs.
+ * Each keeps TWIG_EB_DIRTY and its reference until twig_write_ebs() has
+ * written it: the next transaction never changes them (their generation
+ * is not its transid, so it CoWs them) and never forgets them (only its
+ * own blocks are forgotten when freed), and the shrinker leaves them.
  */
-int twig_write_dirty_ebs(struct twig_fs_info *fs)
+void twig_take_dirty_ebs(struct twig_fs_info *fs, struct list_head *list)
+{
+	spin_lock(&fs->dirty_lock);
+	list_splice_init(&fs->dirty_list, list);
+	spin_unlock(&fs->dirty_lock);
+}
+
+/*
+ * Write the frozen transaction's ebs (@list, from twig_take_dirty_ebs())
+ * and wait for all of them, in address order in one plug, each its own
+ * bio.  Writers of the next transaction may read them meanwhile (to CoW
+ * them); the checksum stored in the header is ours alone, since every
+ * copy gets its own when it is written.
+ */
+int twig_write_ebs(struct twig_fs_info *fs, struct list_head *list)
 {
 	struct twig_write_ctx ctx;
 	struct blk_plug plug;
 	struct twig_eb *eb, *tmp;
-	LIST_HEAD(list);
 	u64 wait_start;
 	int ret = 0;
 
-	spin_lock(&fs->dirty_lock);
-	list_splice_init(&fs->dirty_list, &list);
-	spin_unlock(&fs->dirty_lock);
-	list_sort(NULL, &list, twig_eb_cmp);
+	list_sort(NULL, list, twig_eb_cmp);
 
 	atomic_set(&ctx.pending, 1);
 	init_completion(&ctx.done);
 	ctx.err = 0;
 	blk_start_plug(&plug);
-	list_for_each_entry(eb, &list, dirty_list) {
+	list_for_each_entry(eb, list, dirty_list) {
 		twig_eb_csum(eb);
 		ret = twig_verify_write(fs, eb);
 		if (ret)
@@ -546,7 +605,7 @@ int twig_write_dirty_ebs(struct twig_fs_info *fs)
 	if (!ret)
 		ret = READ_ONCE(ctx.err);
 
-	list_for_each_entry_safe(eb, tmp, &list, dirty_list) {
+	list_for_each_entry_safe(eb, tmp, list, dirty_list) {
 		list_del_init(&eb->dirty_list);
 		clear_bit(TWIG_EB_DIRTY, &eb->bflags);
 		twig_eb_put(eb);

@@ -295,6 +295,24 @@ static ssize_t fail_after_store(struct twig_fs_info *fs, const char *buf,
 	return len;
 }
 
+static ssize_t commit_hold_show(struct twig_fs_info *fs, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&fs->commit_hold));
+}
+
+static ssize_t commit_hold_store(struct twig_fs_info *fs, const char *buf,
+				 size_t len)
+{
+	bool hold;
+	int ret;
+
+	ret = kstrtobool(buf, &hold);
+	if (ret)
+		return ret;
+	twig_commit_hold_set(fs, hold);
+	return len;
+}
+
 static ssize_t lock_stats_show(struct twig_fs_info *fs, char *buf)
 {
 	return twig_lock_stats_show(fs, buf);
@@ -317,6 +335,8 @@ static const char *const twig_commit_stat_names[TWIG_CS_NR] = {
 	[TWIG_CS_HANDLES]		= "handles",
 	[TWIG_CS_JOIN_WAIT_NS]		= "join_wait_ns",
 	[TWIG_CS_HANDLE_IO_WAIT_NS]	= "handle_io_wait_ns",
+	[TWIG_CS_COMMIT_BLOCKED_NS]	= "commit_blocked_ns",
+	[TWIG_CS_UNLOCKED_READS]	= "unlocked_reads",
 };
 
 static ssize_t commit_stats_show(struct twig_fs_info *fs, char *buf)
@@ -355,6 +375,7 @@ TWIG_ATTR(lock_stats_reset, 0200, NULL, lock_stats_reset_store);
 TWIG_ATTR(commit_stats, 0444, commit_stats_show, NULL);
 TWIG_ATTR(commit_stats_reset, 0200, NULL, commit_stats_reset_store);
 TWIG_ATTR(fail_after, 0644, fail_after_show, fail_after_store);
+TWIG_ATTR(commit_hold, 0644, commit_hold_show, commit_hold_store);
 
 static struct attribute *twig_attrs[] = {
 	&twig_attr_lock.attr,
@@ -364,6 +385,7 @@ static struct attribute *twig_attrs[] = {
 	&twig_attr_commit_stats.attr,
 	&twig_attr_commit_stats_reset.attr,
 	&twig_attr_fail_after.attr,
+	&twig_attr_commit_hold.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(twig);

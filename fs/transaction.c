@@ -6,36 +6,49 @@
  * =========
  *
  * At most one transaction runs at a time; its id (transid) is the generation
- * its blocks carry and the superblock records when it commits: the last
- * committed generation plus one.  Every change to the tree is made by a
- * caller holding a handle (struct twig_trans) joined to the running
- * transaction; handles are counted in fs->num_writers.
+ * its blocks carry and the superblock records when it commits.  Every change
+ * to the tree is made by a caller holding a handle (struct twig_trans)
+ * joined to the running transaction; handles are counted in
+ * fs->num_writers.  While a commit writes transaction T, the next one,
+ * T + 1, may already run beside it, as btrfs lets writers in once the
+ * committing transaction's roots are frozen:
  *
- * A commit:
- *   1. blocks new joiners (fs->commit_blocked), then waits for
- *      num_writers == 0: from here the tree and the bitmaps are still;
- *   2. writes every dirty tree block (each was CoW'd into this transaction,
- *      so none of them is referenced by the committed trees);
- *   3. writes the working bitmap into the copy the superblock does not
- *      name;
- *   4. writes the superblock (new generation, root, bitmap copy and its
- *      checksum) with REQ_PREFLUSH | REQ_FUA.  The pre-flush makes steps
- *      2-3, which have completed, durable before the superblock is written;
- *      FUA makes the superblock itself durable when the bio completes.  A
- *      separate flush between 3 and 4 would add nothing to that;
- *   5. unpins the blocks freed by the transaction (committed := working),
- *      ends the transaction and lets the joiners in; they start the next.
+ *   RUNNING    handles join T (fs->running_transid = T);
+ *   BLOCKED    a commit set fs->commit_blocked: new joiners wait, the
+ *              commit waits for num_writers == 0.  From here T's tree and
+ *              bitmaps are still;
+ *   FROZEN     the commit takes what it will write: T's dirty blocks
+ *              (twig_take_dirty_ebs()), its root, its bitmap
+ *              (twig_alloc_freeze(), which also counts T's blocks as
+ *              committed for the frees of T + 1) and bytes_used.  Then
+ *              fs->committing_transid = T, running_transid = 0 and the
+ *              joiners are let in: the first opens T + 1;
+ *   WRITING    the commit writes T's blocks, then its bitmap into the copy
+ *              the superblock does not name, then the superblock (T, its
+ *              root, bitmap copy and checksum) with REQ_PREFLUSH | REQ_FUA:
+ *              the pre-flush makes the blocks and the bitmap durable first,
+ *              FUA the superblock itself.  Handles of T + 1 work meanwhile:
+ *              CoW keeps them off T's blocks (a block is changed only in
+ *              the transaction of its generation), and a T block they free
+ *              stays pinned, as it is T's to write and T's superblock will
+ *              name it;
+ *   DONE       fs->generation = T, committing_transid = 0, T's frees are
+ *              unpinned (committed := T's bitmap) and its log is dropped.
  *
- * A crash before 4 completes leaves the previous superblock, which names the
- * previous bitmap copy and root; nothing those reference was overwritten,
- * because freed blocks stay pinned until 5.
+ * fs->commit_mutex is held from BLOCKED to DONE, so T + 1 freezes only
+ * after T is on disk, and the fsync log (tree-log.c, under commit_mutex)
+ * never sees a frozen transaction: it logs against the last commit.  A
+ * crash before T's superblock is on disk leaves the previous superblock,
+ * whose root and bitmap were never overwritten: what T freed stays pinned
+ * until DONE, and T + 1 allocates nothing T or the last commit names.
  *
  * join/commit is the only filesystem-wide serialization around tree
  * operations: fs->trans_lock is held for a few instructions per join and
  * end, never across tree work.  A task must not call
  * twig_commit_transaction() while it holds a handle (the commit would wait
- * for it forever).
- *
+ * for it forever).  Lock order: commit_mutex -> trans_lock; a handle
+ * holder never takes commit_mutex.
+
  * Every allocation inside a handle is GFP_NOFS: twig_start() enters a
  * memalloc_nofs_save() scope that twig_end_transaction() leaves, so
  * reclaim never re-enters twigfs (an eviction would start a transaction
@@ -98,7 +111,8 @@ static void twig_join(struct twig_fs_info *fs, struct twig_trans *trans)
 		spin_lock(&fs->trans_lock);
 	}
 	if (!fs->running_transid)
-		fs->running_transid = fs->generation + 1;
+		fs->running_transid = max(fs->generation,
+					  fs->committing_transid) + 1;
 	fs->num_writers++;
 	trans->transid = fs->running_transid;
 	spin_unlock(&fs->trans_lock);
@@ -245,47 +259,89 @@ bool twig_should_fail(struct twig_fs_info *fs)
 	return true;
 }
 
-static int twig_write_super(struct twig_fs_info *fs, u64 transid, u8 copy,
-			    u32 alloc_csum)
+/*
+ * Tests: /sys/fs/twigfs/<dev>/commit_hold.  Writing 1 arms it; the next
+ * commit, once it has let joiners into the next transaction, sets it to 2
+ * and waits before writing anything until 0 is written.  A test can then
+ * show that handles start and end while a commit is writing.
+ */
+static void twig_commit_hold_point(struct twig_fs_info *fs)
 {
-	struct twig_super_block *sb = fs->super_copy;
+	if (atomic_cmpxchg(&fs->commit_hold, 1, 2) == 1)
+		wait_event(fs->commit_hold_wait, !atomic_read(&fs->commit_hold));
+}
+
+void twig_commit_hold_set(struct twig_fs_info *fs, bool hold)
+{
+	if (hold) {
+		atomic_cmpxchg(&fs->commit_hold, 0, 1);
+	} else {
+		atomic_set(&fs->commit_hold, 0);
+		wake_up_all(&fs->commit_hold_wait);
+	}
+}
+
+/* What a commit writes, taken while its transaction is frozen. */
+struct twig_commit {
+	u64 transid;
+	u64 root, root_gen;
+	u8 root_level;
+	u64 bytes_used;
+	struct list_head ebs;	/* the transaction's dirty tree blocks */
+};
+
+/* FROZEN: no handles are open; take what the commit will write. */
+static void twig_commit_freeze(struct twig_fs_info *fs, struct twig_commit *c)
+{
 	struct twig_eb *root;
 
+	twig_take_dirty_ebs(fs, &c->ebs);
 	spin_lock(&fs->root_lock);
 	root = fs->root;
-	sb->root = cpu_to_le64(root->start);
-	sb->root_generation = cpu_to_le64(twig_header_generation(root));
-	sb->root_level = root->level;
+	c->root = root->start;
+	c->root_gen = twig_header_generation(root);
+	c->root_level = root->level;
 	spin_unlock(&fs->root_lock);
-	sb->generation = cpu_to_le64(transid);
+	c->bytes_used = twig_alloc_freeze(fs);
+}
+
+static int twig_write_super(struct twig_fs_info *fs, struct twig_commit *c,
+			    u8 copy, u32 alloc_csum)
+{
+	struct twig_super_block *sb = fs->super_copy;
+
+	sb->root = cpu_to_le64(c->root);
+	sb->root_generation = cpu_to_le64(c->root_gen);
+	sb->root_level = c->root_level;
+	sb->generation = cpu_to_le64(c->transid);
 	/* the commit makes the log of @transid obsolete (tree-log.c) */
 	sb->log_root = 0;
 	sb->log_generation = 0;
 	sb->incompat_flags &= ~cpu_to_le64(TWIG_FEATURE_INCOMPAT_LOG);
 	sb->alloc_copy = copy;
 	sb->alloc_csum = cpu_to_le32(alloc_csum);
-	sb->bytes_used = cpu_to_le64(twig_bytes_used(fs));
+	sb->bytes_used = cpu_to_le64(c->bytes_used);
 	sb->csum = cpu_to_le32(twig_csum((u8 *)sb + 4, TWIG_SUPER_SIZE - 4));
 	return twig_dev_write(fs, TWIG_SUPER_OFFSET, sb, TWIG_SUPER_SIZE,
 			      REQ_PREFLUSH | REQ_FUA);
 }
 
-/* Steps 2-5 of the commit; no writers are in the transaction. */
-static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
+/* WRITING and DONE; handles of the next transaction may be open. */
+static int twig_commit_write(struct twig_fs_info *fs, struct twig_commit *c)
 {
 	u32 alloc_csum;
 	u8 copy;
 	int ret;
 
-	ret = twig_write_dirty_ebs(fs);
+	ret = twig_write_ebs(fs, &c->ebs);
 	if (!ret)
 		ret = twig_alloc_write(fs, &copy, &alloc_csum);
 	if (!ret && twig_should_fail(fs))
 		ret = -EIO;
 	if (!ret)
-		ret = twig_write_super(fs, transid, copy, alloc_csum);
+		ret = twig_write_super(fs, c, copy, alloc_csum);
 	if (ret) {
-		__twig_fs_error(fs, __func__, __LINE__, transid, ret);
+		__twig_fs_error(fs, __func__, __LINE__, c->transid, ret);
 		return ret;
 	}
 	twig_alloc_committed(fs);
@@ -299,18 +355,19 @@ static int twig_commit_write(struct twig_fs_info *fs, u64 transid)
  */
 int twig_commit_transaction(struct twig_fs_info *fs)
 {
-	u64 transid, start;
-	int ret;
+	struct twig_commit c = { .ebs = LIST_HEAD_INIT(c.ebs) };
+	u64 start, frozen;
+	int ret = 0;
 
 	mutex_lock(&fs->commit_mutex);
 	spin_lock(&fs->trans_lock);
-	transid = fs->running_transid;
+	c.transid = fs->running_transid;
 	if (test_bit(TWIG_FS_ERROR, &fs->flags))
-		transid = 0;
-	if (transid)
+		c.transid = 0;
+	if (c.transid)
 		fs->commit_blocked = true;
 	spin_unlock(&fs->trans_lock);
-	if (!transid) {
+	if (!c.transid) {
 		mutex_unlock(&fs->commit_mutex);
 		return test_bit(TWIG_FS_ERROR, &fs->flags) ? -EIO : 0;
 	}
@@ -321,16 +378,28 @@ int twig_commit_transaction(struct twig_fs_info *fs)
 	if (test_bit(TWIG_FS_ERROR, &fs->flags))
 		ret = -EIO;
 	else
-		ret = twig_commit_write(fs, transid);
+		twig_commit_freeze(fs, &c);
 
 	spin_lock(&fs->trans_lock);
 	if (!ret) {
-		fs->generation = transid;
+		fs->committing_transid = c.transid;
 		fs->running_transid = 0;
 	}
 	fs->commit_blocked = false;
 	spin_unlock(&fs->trans_lock);
 	wake_up_all(&fs->join_wait);
+	frozen = ktime_get_ns();
+	twig_stat_add(fs, TWIG_CS_COMMIT_BLOCKED_NS, frozen - start);
+
+	if (!ret) {
+		twig_commit_hold_point(fs);
+		ret = twig_commit_write(fs, &c);
+		spin_lock(&fs->trans_lock);
+		if (!ret)
+			fs->generation = c.transid;
+		fs->committing_transid = 0;
+		spin_unlock(&fs->trans_lock);
+	}
 	twig_commit_stats_done(fs, ktime_get_ns() - start);
 	mutex_unlock(&fs->commit_mutex);
 	return ret;
@@ -373,6 +442,9 @@ int twig_core_open(struct twig_fs_info *fs)
 	spin_lock_init(&fs->trans_lock);
 	init_waitqueue_head(&fs->join_wait);
 	init_waitqueue_head(&fs->writer_wait);
+	init_waitqueue_head(&fs->commit_hold_wait);
+	atomic_set(&fs->commit_hold, 0);
+	fs->committing_transid = 0;
 	fs->running_transid = 0;
 	fs->num_writers = 0;
 	fs->commit_blocked = false;

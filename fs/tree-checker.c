@@ -440,10 +440,12 @@ static int __twig_tree_check(const struct twig_fs_info *fs,
 	const struct twig_header *h = twig_eb_header(eb);
 	/*
 	 * A block the running commit has just written may be evicted and
-	 * read back before fs->generation moves: allow the committing one.
+	 * read back before fs->generation moves: allow the committing one,
+	 * and the one running beside it.
 	 */
-	u64 newest = max(READ_ONCE(fs->generation),
-			 READ_ONCE(fs->running_transid));
+	u64 newest = max3(READ_ONCE(fs->generation),
+			  READ_ONCE(fs->committing_transid),
+			  READ_ONCE(fs->running_transid));
 	struct twig_check c = {
 		.fs = fs,
 		.eb = eb,
@@ -530,10 +532,18 @@ static int twig_verify(struct twig_fs_info *fs, struct twig_eb *eb,
 	return -EUCLEAN;
 }
 
-/* A block just read into @eb: 0 or -EUCLEAN (logged). */
+/*
+ * A block just read into @eb: 0 or -EUCLEAN, logged unless @quiet (a read
+ * with no tree lock held, whose pointer may be gone: extent_io.c).
+ */
 int twig_verify_read(struct twig_fs_info *fs, struct twig_eb *eb, u8 level,
-		     u64 parent_transid)
+		     u64 parent_transid, bool quiet)
 {
+	int slot;
+
+	if (quiet)
+		return twig_tree_check(fs, eb, level, parent_transid, true,
+				       &slot) == TWIG_RULE_OK ? 0 : -EUCLEAN;
 	return twig_verify(fs, eb, level, parent_transid, true, "");
 }
 

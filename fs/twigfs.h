@@ -106,7 +106,7 @@ struct twig_lock_ops;
  */
 enum twig_commit_stat {
 	TWIG_CS_COMMITS,		/* commits of a running transaction */
-	TWIG_CS_COMMIT_NS,		/* from blocking joiners to letting them in */
+	TWIG_CS_COMMIT_NS,		/* from blocking joiners to on disk */
 	TWIG_CS_COMMIT_MAX_NS,
 	TWIG_CS_FSYNCS,			/* fsync(2)/fdatasync(2) calls */
 	TWIG_CS_LOG_SYNCS,		/* fsyncs done through a log tree */
@@ -114,6 +114,8 @@ enum twig_commit_stat {
 	TWIG_CS_HANDLES,		/* transaction handles started */
 	TWIG_CS_JOIN_WAIT_NS,		/* handles waiting for a commit to end */
 	TWIG_CS_HANDLE_IO_WAIT_NS,	/* a handle open across a bio wait */
+	TWIG_CS_COMMIT_BLOCKED_NS,	/* from blocking joiners to letting them in */
+	TWIG_CS_UNLOCKED_READS,		/* tree blocks searches read unlocked */
 	TWIG_CS_NR,
 };
 
@@ -164,11 +166,12 @@ struct twig_fs_info {
 	 * fields; @commit_mutex serializes commits.
 	 */
 	struct mutex commit_mutex;
-	spinlock_t trans_lock;		/* the four fields below */
+	spinlock_t trans_lock;		/* the five fields below */
 	u64 generation;			/* last committed transaction */
+	u64 committing_transid;		/* frozen, being written; 0: none */
 	u64 running_transid;		/* 0: none running */
 	int num_writers;		/* open handles on the running one */
-	bool commit_blocked;		/* a commit is writing: joiners wait */
+	bool commit_blocked;		/* a commit freezes: joiners wait */
 	wait_queue_head_t join_wait;	/* joiners, while commit_blocked */
 	wait_queue_head_t writer_wait;	/* the commit, for num_writers == 0 */
 	spinlock_t dirty_lock;
@@ -189,6 +192,7 @@ struct twig_fs_info {
 	u64 alloc_hint_data;		/* next sector to try, data */
 	u64 free_sectors;		/* clear in both bitmaps */
 	u64 pinned_sectors;		/* set in committed, clear in working */
+	u64 pinned_committing;		/* pinned until the frozen trans is on disk */
 	struct list_head data_pending;	/* struct twig_data_alloc.list */
 	u64 pending_sectors;		/* their sectors, set in working */
 	bool log_pin;			/* the running trans has a log */
@@ -196,6 +200,8 @@ struct twig_fs_info {
 	u64 global_reserve;		/* bytes only deletes and commits use */
 	atomic_t inject_alloc_fail;	/* KUnit: fail the Nth allocation */
 	atomic_t fail_after;		/* sysfs fail_after: twig_should_fail() */
+	atomic_t commit_hold;		/* sysfs commit_hold (transaction.c) */
+	wait_queue_head_t commit_hold_wait;
 
 	atomic64_t next_objectid;
 
@@ -467,20 +473,24 @@ int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
 struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 			     u64 parent_transid);
+bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr);
+int twig_read_eb_unlocked(struct twig_fs_info *fs, u64 bytenr, int level,
+			  u64 parent_transid);
 struct twig_eb *twig_new_eb(struct twig_fs_info *fs, u64 bytenr, int level);
 void twig_eb_get(struct twig_eb *eb);
 void twig_eb_put(struct twig_eb *eb);
 void twig_eb_forget(struct twig_eb *eb);
 void twig_mark_buffer_dirty(struct twig_trans *trans, struct twig_eb *eb);
 void twig_eb_mark_dirty(struct twig_eb *eb);
-int twig_write_dirty_ebs(struct twig_fs_info *fs);
+void twig_take_dirty_ebs(struct twig_fs_info *fs, struct list_head *list);
+int twig_write_ebs(struct twig_fs_info *fs, struct list_head *list);
 
 /* ---- tree-checker.c ---- */
 int twig_tree_check(const struct twig_fs_info *fs, const struct twig_eb *eb,
 		    u8 level, u64 parent_transid, bool csum, int *slot);
 const char *twig_tree_rule_name(int rule);
 int twig_verify_read(struct twig_fs_info *fs, struct twig_eb *eb, u8 level,
-		     u64 parent_transid);
+		     u64 parent_transid, bool quiet);
 int twig_verify_write(struct twig_fs_info *fs, struct twig_eb *eb);
 int twig_log_tree_check(const struct twig_fs_info *fs,
 			const struct twig_eb *eb, u64 log_gen, bool csum,
@@ -527,6 +537,7 @@ void __twig_abort_transaction(struct twig_trans *trans, const char *func,
 void __twig_fs_error(struct twig_fs_info *fs, const char *func,
 		     unsigned int line, u64 transid, int err);
 bool twig_should_fail(struct twig_fs_info *fs);
+void twig_commit_hold_set(struct twig_fs_info *fs, bool hold);
 
 /*
  * @trans failed with @err.  If it changed an item the operation is half
@@ -559,6 +570,7 @@ u64 twig_bytes_free(struct twig_fs_info *fs);
 u64 twig_bytes_avail(struct twig_fs_info *fs);
 int twig_reserve_meta(struct twig_trans *trans, unsigned int items);
 void twig_release_meta(struct twig_trans *trans);
+u64 twig_alloc_freeze(struct twig_fs_info *fs);
 int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum);
 void twig_alloc_committed(struct twig_fs_info *fs);
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);

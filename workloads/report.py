@@ -860,7 +860,7 @@ LEVELS = ("root", "internal", "leaf")
 def time_shares(run, clients):
     """Where a twigfs run's time went, as shares: tree-lock wait per level
     and join wait over the clients' time (clients x run seconds), commit
-    time over wall time; plus fsyncs per commit and the handle I/O wait.
+    time and its blocking part (joiners kept out) over wall time; plus fsyncs per commit and the handle I/O wait.
     None for a run without commit_stats (a reference filesystem, or an
     older module)."""
     st = run.get("twigfs_stats") or {}
@@ -875,6 +875,9 @@ def time_shares(run, clients):
                        for m in ("read", "write")) / client_ns
     out["join"] = st.get("join_wait_ns", 0.0) / client_ns
     out["commit"] = st.get("commit_ns", 0.0) / (secs * 1e9)
+    # the part of the commits that kept joiners out (older modules: None)
+    out["blocking"] = (st["commit_blocked_ns"] / (secs * 1e9)
+                       if "commit_blocked_ns" in st else None)
     commits = st.get("commits", 0.0)
     out["fsyncs_per_commit"] = st.get("fsyncs", 0.0) / commits if commits else None
     out["log_syncs"] = st.get("log_syncs", 0.0)
@@ -909,9 +912,9 @@ def time_section(data, workload, side):
             continue
         col = {k: [s[k] for s in shares] for k in shares[0]}
         fpc = [x for x in col["fsyncs_per_commit"] if x is not None]
-        rows.append("| %s | %d | %s | %s | %s | %s | %s |" % (
+        rows.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
             c, len(shares), " | ".join(fmt_share(col[lvl]) for lvl in LEVELS),
-            fmt_share(col["join"]), fmt_share(col["commit"]),
+            fmt_share(col["join"]), fmt_share(col["commit"]), fmt_share(col["blocking"]),
             fmt(mean(fpc)) if fpc else "—",
             "%s / %s / %s" % (fmt_count(mean(col["log_syncs"])),
                               fmt_count(mean(col["log_fallbacks"])),
@@ -928,11 +931,13 @@ def time_section(data, workload, side):
     if not rows:
         return []
     L = ["Where the time goes (twigfs commit_stats and lock_stats; tree-lock and join "
-         "wait as a share of the clients' time, clients x run seconds; commit as a share "
-         "of wall time; mean [95% CI]):", "",
+         "wait as a share of the clients' time, clients x run seconds; commit, and the "
+         "part of it that kept new handles out (the rest runs beside the next "
+         "transaction), as a share of wall time; mean [95% CI]):", "",
          "| configuration | n | root lock wait | internal lock wait | leaf lock wait "
-         "| join wait | commit | fsyncs per commit | log syncs / fallbacks / handle I/O wait ns |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|"] + rows + [""]
+         "| join wait | commit | commit blocking | fsyncs per commit "
+         "| log syncs / fallbacks / handle I/O wait ns |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"] + rows + [""]
     if problems:
         L += ["**Commit-bound.** This workload measures the transaction commit more than "
               "the tree locks: " + "; ".join(problems) + ".", ""]

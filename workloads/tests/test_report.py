@@ -350,15 +350,17 @@ class Render(unittest.TestCase):
             r["seconds"] = 10.0
             fsyncs = 100.0 if r["config"] == "spin512" else 2000.0
             r["twigfs_stats"] = {"commits": 100.0, "fsyncs": fsyncs, "commit_ns": 2e9,
+                                 "commit_blocked_ns": 0.5e9,
                                  "join_wait_ns": 60e9 if r["config"] == "rwsem" else 0.0,
                                  "root_read_wait_ns": 5e9, "leaf_write_wait_ns": 0.0,
                                  "log_syncs": fsyncs - 100.0, "log_fallbacks": 1.0,
                                  "handle_io_wait_ns": 0.0}
         md = self.render(data)
         self.assertIn("Where the time goes", md)
-        # root 1%, commit 2 s of 10 s = 20%, 20 fsyncs per commit
+        # root 1%, commit 2 s of 10 s = 20% (0.5 s blocking: 5%), 20
+        # fsyncs per commit
         self.assertRegex(md, r"\| mutex-nospin \| 3 \| 1% \[1, 1\] \| 0% \[0, 0\] \| "
-                         r"0% \[0, 0\] \| 0% \[0, 0\] \| 20% \[20, 20\] \| 20 \| "
+                         r"0% \[0, 0\] \| 0% \[0, 0\] \| 20% \[20, 20\] \| 5% \[5, 5\] \| 20 \| "
                          r"1\.9k / 1 / 0 \|")
         verdict = re.search(r"\*\*Commit-bound\.\*\*.*", md).group(0)
         self.assertIn("spin512: 1 fsyncs per commit", verdict)
