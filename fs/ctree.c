@@ -170,6 +170,61 @@ static void twig_leaf_append(struct twig_eb *dst, struct twig_eb *src,
 	twig_set_header_nritems(dst, dn + nr);
 }
 
+/* Put items [start, start + nr) of leaf @src before the items of leaf @dst. */
+static void twig_leaf_prepend(struct twig_eb *dst, struct twig_eb *src,
+			      int start, int nr)
+{
+	u32 dn = twig_header_nritems(dst);
+	u32 src_hi = twig_item_end(src, start);
+	u32 src_lo = twig_item_offset(src, start + nr - 1);
+	u32 bytes = src_hi - src_lo;
+	u32 dst_end = twig_leaf_data_end(dst);
+	s64 shift = (s64)dst->len - src_hi;
+	int i;
+
+	/* @dst's data moves down to make room at the top, its headers up */
+	memmove(dst->data + dst_end - bytes, dst->data + dst_end,
+		dst->len - dst_end);
+	for (i = 0; i < dn; i++) {
+		struct twig_item *it = twig_item_nr(dst, i);
+
+		it->offset = cpu_to_le32(le32_to_cpu(it->offset) - bytes);
+	}
+	memmove(twig_item_nr(dst, nr), twig_item_nr(dst, 0),
+		dn * sizeof(struct twig_item));
+	memcpy(dst->data + src_lo + shift, src->data + src_lo, bytes);
+	memcpy(twig_item_nr(dst, 0), twig_item_nr(src, start),
+	       nr * sizeof(struct twig_item));
+	for (i = 0; i < nr; i++) {
+		struct twig_item *it = twig_item_nr(dst, i);
+
+		it->offset = cpu_to_le32(le32_to_cpu(it->offset) + shift);
+	}
+	twig_set_header_nritems(dst, dn + nr);
+}
+
+/* Remove items [slot, slot + nr) of @leaf, closing the hole. */
+static void twig_leaf_remove(struct twig_eb *leaf, int slot, int nr)
+{
+	u32 n = twig_header_nritems(leaf);
+	u32 data_end = twig_leaf_data_end(leaf);
+	u32 hi = twig_item_end(leaf, slot);
+	u32 lo = twig_item_offset(leaf, slot + nr - 1);
+	int i;
+
+	/* data of items after the hole moves up, headers down */
+	memmove(leaf->data + data_end + (hi - lo), leaf->data + data_end,
+		lo - data_end);
+	for (i = slot + nr; i < n; i++) {
+		struct twig_item *it = twig_item_nr(leaf, i);
+
+		it->offset = cpu_to_le32(le32_to_cpu(it->offset) + hi - lo);
+	}
+	memmove(twig_item_nr(leaf, slot), twig_item_nr(leaf, slot + nr),
+		(n - slot - nr) * sizeof(struct twig_item));
+	twig_set_header_nritems(leaf, n - nr);
+}
+
 static void twig_node_append(struct twig_eb *dst, struct twig_eb *src,
 			     int start, int nr)
 {
@@ -416,6 +471,56 @@ static void twig_del_ptr(struct twig_path *p, int level, int slot)
 	}
 }
 
+/* ---- siblings, locked under the parent (see locking.c) ---- */
+
+/* Lock and read sibling @slot of path->nodes[level], under the parent. */
+static struct twig_eb *twig_lock_sibling(struct twig_path *p, int level,
+					 int slot)
+{
+	struct twig_eb *sib = twig_read_child(p->nodes[level + 1], slot);
+
+	if (!IS_ERR(sib))
+		twig_tree_lock_nested(sib, TWIG_NESTING_SIBLING);
+	return sib;
+}
+
+/*
+ * Make the locked sibling @slot writable before changing it.  On error the
+ * sibling has been unlocked and released.
+ */
+static struct twig_eb *twig_cow_sibling(struct twig_trans *trans,
+					struct twig_path *p, int level,
+					int slot, struct twig_eb *sib)
+{
+	struct twig_key_ptr *kp;
+	struct twig_eb *copy;
+
+	if (!twig_should_cow(trans, sib))
+		return sib;
+	copy = twig_copy_block(trans, sib, TWIG_NESTING_SIBLING_COW);
+	twig_tree_unlock(sib);
+	twig_eb_put(sib);
+	if (IS_ERR(copy))
+		return copy;
+	kp = twig_node_ptr(p->nodes[level + 1], slot);
+	kp->blockptr = cpu_to_le64(copy->start);
+	kp->generation = cpu_to_le64(trans->transid);
+	return copy;
+}
+
+static void twig_unlock_put(struct twig_eb *eb)
+{
+	twig_tree_unlock(eb);
+	twig_eb_put(eb);
+}
+
+/* Free the sibling @sib (locked, emptied into its neighbour). */
+static void twig_drop_sibling(struct twig_trans *trans, struct twig_eb *sib)
+{
+	twig_free_tree_block(trans, sib);
+	twig_unlock_put(sib);
+}
+
 /* ---- growing: new root, node split, leaf split ---- */
 
 /* A new root at @level above the (write-locked) root at @level - 1. */
@@ -581,12 +686,129 @@ static int twig_leaf_split_point(struct twig_eb *leaf, int slot, bool found,
 	return 0;
 }
 
+/*
+ * Room for an insert without a split (btrfs's push_leaf_left/right): move
+ * items of the full leaf of @p into a sibling that has room, the fewest
+ * that make @ins_len bytes free, and then more while the sibling stays
+ * the emptier of the two, so leaves stay dense and splits are rarer.
+ * Only items that do not move the insert (or, if @found, the item that
+ * grows) out of the leaf: the path stays on it.  Only a sibling already
+ * in memory, so no disk read happens under the locks.  The parent is
+ * write-locked (the search restarts an insert that would split without
+ * it); the key it holds for the leaf or the sibling changes, never its
+ * slot 0, so nothing above it does.  Returns 0 if there is room now, 1
+ * if not, or -errno.
+ */
+static int twig_push_leaf_left(struct twig_trans *trans, struct twig_path *p,
+			       u32 ins_len, int max_items)
+{
+	struct twig_eb *leaf = p->nodes[0];
+	struct twig_eb *parent = p->nodes[1];
+	int pslot = p->slots[1];
+	u32 need = ins_len - twig_leaf_free_space(leaf);
+	u32 used = twig_leaf_used(leaf, 0, twig_header_nritems(leaf));
+	u32 moved = 0, sused, sfree, it;
+	struct twig_eb *sib;
+	struct twig_key key;
+	int k;
+
+	if (pslot == 0 || max_items < 1 ||
+	    !twig_eb_cached(trans->fs, twig_node_blockptr(parent, pslot - 1)))
+		return 1;
+	sib = twig_lock_sibling(p, 0, pslot - 1);
+	if (IS_ERR(sib))
+		return PTR_ERR(sib);
+	sfree = twig_leaf_free_space(sib);
+	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
+	for (k = 0; k < max_items; k++) {
+		it = twig_leaf_used(leaf, k, 1);
+		if (moved + it > sfree ||
+		    (moved >= need && sused + moved + it > used - moved - it))
+			break;
+		moved += it;
+	}
+	if (moved < need) {
+		twig_unlock_put(sib);
+		return 1;
+	}
+	sib = twig_cow_sibling(trans, p, 0, pslot - 1, sib);
+	if (IS_ERR(sib))
+		return PTR_ERR(sib);
+	twig_leaf_append(sib, leaf, 0, k);
+	twig_leaf_remove(leaf, 0, k);
+	twig_item_key(leaf, 0, &key);
+	twig_key_to_disk(&twig_node_ptr(parent, pslot)->key, &key);
+	p->slots[0] -= k;
+	twig_unlock_put(sib);
+	return 0;
+}
+
+/* The same to the right: items [first, nr) with first >= @min_first. */
+static int twig_push_leaf_right(struct twig_trans *trans, struct twig_path *p,
+				u32 ins_len, int min_first)
+{
+	struct twig_eb *leaf = p->nodes[0];
+	struct twig_eb *parent = p->nodes[1];
+	int pslot = p->slots[1];
+	int nr = twig_header_nritems(leaf);
+	u32 need = ins_len - twig_leaf_free_space(leaf);
+	u32 used = twig_leaf_used(leaf, 0, nr);
+	u32 moved = 0, sused, sfree, it;
+	struct twig_eb *sib;
+	struct twig_key key;
+	int first;
+
+	if (pslot + 1 >= twig_header_nritems(parent) || min_first >= nr ||
+	    !twig_eb_cached(trans->fs, twig_node_blockptr(parent, pslot + 1)))
+		return 1;
+	sib = twig_lock_sibling(p, 0, pslot + 1);
+	if (IS_ERR(sib))
+		return PTR_ERR(sib);
+	sfree = twig_leaf_free_space(sib);
+	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
+	for (first = nr; first > min_first; first--) {
+		it = twig_leaf_used(leaf, first - 1, 1);
+		if (moved + it > sfree ||
+		    (moved >= need && sused + moved + it > used - moved - it))
+			break;
+		moved += it;
+	}
+	if (moved < need) {
+		twig_unlock_put(sib);
+		return 1;
+	}
+	sib = twig_cow_sibling(trans, p, 0, pslot + 1, sib);
+	if (IS_ERR(sib))
+		return PTR_ERR(sib);
+	twig_leaf_prepend(sib, leaf, first, nr - first);
+	twig_set_header_nritems(leaf, first);
+	twig_item_key(sib, 0, &key);
+	twig_key_to_disk(&twig_node_ptr(parent, pslot + 1)->key, &key);
+	p->next_key = key;	/* the sibling's first key, which the search saw */
+	twig_unlock_put(sib);
+	return 0;
+}
+
 static int twig_split_leaf(struct twig_trans *trans, struct twig_path *p,
 			   const struct twig_key *key, u32 ins_len, bool found)
 {
+	int slot = p->slots[0], nr = twig_header_nritems(p->nodes[0]);
 	int tries, mid, ret;
 	bool to_right;
 
+	/*
+	 * Appends and prepends get a fresh leaf (twig_leaf_split_point()),
+	 * which sequential inserts fill; the rest first try the siblings.
+	 */
+	if (twig_has_parent(p, 0) && (found || (slot > 0 && slot < nr))) {
+		ret = twig_push_leaf_left(trans, p, ins_len,
+					  found ? slot : slot - 1);
+		if (ret == 1)
+			ret = twig_push_leaf_right(trans, p, ins_len,
+						   found ? slot + 1 : slot);
+		if (ret <= 0)
+			return ret;
+	}
 	for (tries = 0; twig_leaf_free_space(p->nodes[0]) < ins_len; tries++) {
 		if (tries == 3)
 			return -EOVERFLOW;
@@ -628,54 +850,6 @@ static int twig_collapse_root(struct twig_trans *trans, struct twig_path *p,
 	twig_free_tree_block(trans, root);
 	twig_path_drop(p, level);
 	return 0;
-}
-
-/* Lock and read sibling @slot of path->nodes[level], under the parent. */
-static struct twig_eb *twig_lock_sibling(struct twig_path *p, int level,
-					 int slot)
-{
-	struct twig_eb *sib = twig_read_child(p->nodes[level + 1], slot);
-
-	if (!IS_ERR(sib))
-		twig_tree_lock_nested(sib, TWIG_NESTING_SIBLING);
-	return sib;
-}
-
-/*
- * Make the locked sibling @slot writable before changing it.  On error the
- * sibling has been unlocked and released.
- */
-static struct twig_eb *twig_cow_sibling(struct twig_trans *trans,
-					struct twig_path *p, int level,
-					int slot, struct twig_eb *sib)
-{
-	struct twig_key_ptr *kp;
-	struct twig_eb *copy;
-
-	if (!twig_should_cow(trans, sib))
-		return sib;
-	copy = twig_copy_block(trans, sib, TWIG_NESTING_SIBLING_COW);
-	twig_tree_unlock(sib);
-	twig_eb_put(sib);
-	if (IS_ERR(copy))
-		return copy;
-	kp = twig_node_ptr(p->nodes[level + 1], slot);
-	kp->blockptr = cpu_to_le64(copy->start);
-	kp->generation = cpu_to_le64(trans->transid);
-	return copy;
-}
-
-static void twig_unlock_put(struct twig_eb *eb)
-{
-	twig_tree_unlock(eb);
-	twig_eb_put(eb);
-}
-
-/* Free the sibling @sib (locked, emptied into its neighbour). */
-static void twig_drop_sibling(struct twig_trans *trans, struct twig_eb *sib)
-{
-	twig_free_tree_block(trans, sib);
-	twig_unlock_put(sib);
 }
 
 /*
@@ -1095,28 +1269,12 @@ int twig_del_items(struct twig_trans *trans, struct twig_fs_info *fs,
 {
 	struct twig_eb *leaf = p->nodes[0];
 	u32 n = twig_header_nritems(leaf);
-	u32 data_end, lo, hi;
 	struct twig_key key;
-	int i;
 
 	if (WARN_ON_ONCE(slot < 0 || nr <= 0 || slot + nr > n ||
 			 !twig_write_locked(p, 0)))
 		return -EINVAL;
-	data_end = twig_leaf_data_end(leaf);
-	hi = twig_item_end(leaf, slot);
-	lo = twig_item_offset(leaf, slot + nr - 1);
-
-	/* data of items after the hole moves up, headers down */
-	memmove(leaf->data + data_end + (hi - lo), leaf->data + data_end,
-		lo - data_end);
-	for (i = slot + nr; i < n; i++) {
-		struct twig_item *it = twig_item_nr(leaf, i);
-
-		it->offset = cpu_to_le32(le32_to_cpu(it->offset) + hi - lo);
-	}
-	memmove(twig_item_nr(leaf, slot), twig_item_nr(leaf, slot + nr),
-		(n - slot - nr) * sizeof(struct twig_item));
-	twig_set_header_nritems(leaf, n - nr);
+	twig_leaf_remove(leaf, slot, nr);
 	twig_mark_buffer_dirty(trans, leaf);
 
 	if (slot == 0 && n > nr) {

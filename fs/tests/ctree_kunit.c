@@ -444,6 +444,60 @@ static void tk_reverse(struct kunit *test)
 }
 
 /*
+ * Keys @from, @from + @step, ... (@step may be negative) of 100 bytes
+ * until the tree has three leaves; returns the last key inserted.
+ */
+static u64 tk_fill_leaves(struct kunit *test, struct twig_fs_info *fs,
+			  u16 *model, u64 from, s64 step)
+{
+	struct tk_walk w;
+	u64 i;
+
+	for (i = from;; i += step) {
+		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 100), 0);
+		model[i] = 101;
+		tk_walk(test, fs, &w);
+		if (w.leaves == 3)
+			return i;
+	}
+}
+
+/*
+ * A full leaf makes room in a sibling before it splits.  Ascending keys
+ * leave full leaves behind (an append gets a fresh leaf), so the last
+ * leaf has room: a key in the middle of the one before it pushes items
+ * right instead of adding a leaf.  Descending keys are the mirror image:
+ * the push goes left.
+ */
+static void tk_push(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	u16 *model = tk_model(test);
+	struct tk_walk w;
+	u64 last;
+
+	last = tk_fill_leaves(test, fs, model, 0, 2);
+	KUNIT_ASSERT_EQ(test, tk_insert(fs, last - 11, 100), 0);
+	model[last - 11] = 101;
+	tk_walk(test, fs, &w);
+	KUNIT_EXPECT_EQ(test, w.leaves, 3ULL);
+	tk_compare(test, fs, model, TK_NKEYS);
+	KUNIT_ASSERT_EQ(test, twig_commit_transaction(fs), 0);
+	tk_fs_free(fs);
+
+	memset(model, 0, TK_NKEYS * sizeof(u16));
+	fs = tk_fs(test);
+	last = tk_fill_leaves(test, fs, model, 1000, -2);
+	KUNIT_ASSERT_EQ(test, tk_insert(fs, last + 11, 100), 0);
+	model[last + 11] = 101;
+	tk_walk(test, fs, &w);
+	KUNIT_EXPECT_EQ(test, w.leaves, 3ULL);
+	tk_compare(test, fs, model, TK_NKEYS);
+	vfree(model);
+	tk_fs_free(fs);
+}
+
+/*
  * Random inserts and deletes of items of random sizes (up to a quarter of
  * a leaf), 100k operations, checked against the model along the way.
  */
@@ -998,6 +1052,7 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_shrink),
 	KUNIT_CASE(tk_failed_alloc),
 	KUNIT_CASE(tk_reverse),
+	KUNIT_CASE(tk_push),
 	KUNIT_CASE(tk_ordered),
 	KUNIT_CASE(tk_random),
 	KUNIT_CASE(tk_concurrent_mutex),
