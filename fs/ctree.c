@@ -485,6 +485,22 @@ static struct twig_eb *twig_lock_sibling(struct twig_path *p, int level,
 }
 
 /*
+ * The same for leaf sibling @slot, only if it is in memory: NULL if not,
+ * so a caller that can do without it never reads under the locks.
+ */
+static struct twig_eb *twig_lock_cached_sibling(struct twig_path *p, int slot)
+{
+	struct twig_eb *parent = p->nodes[1];
+	struct twig_eb *sib;
+
+	sib = twig_get_cached_eb(parent->fs, twig_node_blockptr(parent, slot),
+				 0, twig_node_ptr_generation(parent, slot));
+	if (!IS_ERR_OR_NULL(sib))
+		twig_tree_lock_nested(sib, TWIG_NESTING_SIBLING);
+	return sib;
+}
+
+/*
  * Make the locked sibling @slot writable before changing it.  On error the
  * sibling has been unlocked and released.
  */
@@ -712,12 +728,11 @@ static int twig_push_leaf_left(struct twig_trans *trans, struct twig_path *p,
 	struct twig_key key;
 	int k;
 
-	if (pslot == 0 || max_items < 1 ||
-	    !twig_eb_cached(trans->fs, twig_node_blockptr(parent, pslot - 1)))
+	if (pslot == 0 || max_items < 1)
 		return 1;
-	sib = twig_lock_sibling(p, 0, pslot - 1);
-	if (IS_ERR(sib))
-		return PTR_ERR(sib);
+	sib = twig_lock_cached_sibling(p, pslot - 1);
+	if (IS_ERR_OR_NULL(sib))
+		return sib ? PTR_ERR(sib) : 1;
 	sfree = twig_leaf_free_space(sib);
 	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
 	for (k = 0; k < max_items; k++) {
@@ -758,12 +773,11 @@ static int twig_push_leaf_right(struct twig_trans *trans, struct twig_path *p,
 	struct twig_key key;
 	int first;
 
-	if (pslot + 1 >= twig_header_nritems(parent) || min_first >= nr ||
-	    !twig_eb_cached(trans->fs, twig_node_blockptr(parent, pslot + 1)))
+	if (pslot + 1 >= twig_header_nritems(parent) || min_first >= nr)
 		return 1;
-	sib = twig_lock_sibling(p, 0, pslot + 1);
-	if (IS_ERR(sib))
-		return PTR_ERR(sib);
+	sib = twig_lock_cached_sibling(p, pslot + 1);
+	if (IS_ERR_OR_NULL(sib))
+		return sib ? PTR_ERR(sib) : 1;
 	sfree = twig_leaf_free_space(sib);
 	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
 	for (first = nr; first > min_first; first--) {
@@ -1093,6 +1107,9 @@ again:
 			twig_stat_add(fs, TWIG_CS_UNLOCKED_READS, 1);
 			if (twig_read_eb_unlocked(fs, bytenr, level - 1, gen))
 				unlocked_reads = 0;
+			/* the fault point of the read the locks would have done */
+			else if (twig_should_fail(fs))
+				return -EIO;
 			goto again;
 		}
 		b = twig_read_child(b, slot);

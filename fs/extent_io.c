@@ -317,9 +317,12 @@ static struct twig_eb *__twig_read_eb(struct twig_fs_info *fs, u64 bytenr,
 				      int level, u64 parent_transid,
 				      bool quiet)
 {
-	struct twig_eb *eb = twig_find_eb(fs, bytenr);
+	struct twig_eb *eb;
+	int tries = 0;
 	int ret;
 
+again:
+	eb = twig_find_eb(fs, bytenr);
 	if (!eb) {
 		struct twig_eb *new = twig_alloc_eb(fs, bytenr, level, 0);
 
@@ -344,6 +347,17 @@ static struct twig_eb *__twig_read_eb(struct twig_fs_info *fs, u64 bytenr,
 		}
 	}
 	wait_on_bit(&eb->bflags, TWIG_EB_READING, TASK_UNINTERRUPTIBLE);
+	/*
+	 * Another task's read failed and dropped the eb.  That read may have
+	 * been a quiet one through a pointer gone stale (ctree.c), or for
+	 * another generation: read it ourselves, once or twice, so that our
+	 * own error is the one reported.
+	 */
+	if (!test_bit(TWIG_EB_UPTODATE, &eb->bflags) &&
+	    test_bit(TWIG_EB_STALE, &eb->bflags) && tries++ < 2) {
+		twig_eb_put(eb);
+		goto again;
+	}
 	ret = 0;
 	if (!test_bit(TWIG_EB_UPTODATE, &eb->bflags)) {
 		ret = -EIO;
@@ -382,6 +396,31 @@ bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr)
 
 	twig_eb_put(eb);
 	return ret;
+}
+
+/*
+ * The eb of tree block @bytenr if it is cached and read, without
+ * sleeping: NULL if not, -EUCLEAN if it is not at @level and
+ * @parent_transid, as twig_read_eb() checks.
+ */
+struct twig_eb *twig_get_cached_eb(struct twig_fs_info *fs, u64 bytenr,
+				   int level, u64 parent_transid)
+{
+	struct twig_eb *eb = twig_find_eb(fs, bytenr);
+
+	if (!eb || !test_bit(TWIG_EB_UPTODATE, &eb->bflags)) {
+		twig_eb_put(eb);
+		return NULL;
+	}
+	if (eb->level != level ||
+	    twig_header_generation(eb) != parent_transid) {
+		twig_eb_err(fs, bytenr, "cached level %u gen %llu, expected %d %llu",
+			    eb->level, twig_header_generation(eb), level,
+			    parent_transid);
+		twig_eb_put(eb);
+		return ERR_PTR(-EUCLEAN);
+	}
+	return eb;
 }
 
 /*
@@ -566,9 +605,10 @@ void twig_take_dirty_ebs(struct twig_fs_info *fs, struct list_head *list)
 /*
  * Write the frozen transaction's ebs (@list, from twig_take_dirty_ebs())
  * and wait for all of them, in address order in one plug, each its own
- * bio.  Writers of the next transaction may read them meanwhile (to CoW
- * them); the checksum stored in the header is ours alone, since every
- * copy gets its own when it is written.
+ * bio.  Writers of the next transaction may copy them meanwhile (CoW,
+ * under a read lock of theirs), racing with the checksum written into the
+ * header here: harmless, as every copy gets its own checksum when it is
+ * written, and the rest of the block does not change.
  */
 int twig_write_ebs(struct twig_fs_info *fs, struct list_head *list)
 {

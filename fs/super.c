@@ -644,12 +644,20 @@ static int twig_init_fs_context(struct fs_context *fc)
 	return 0;
 }
 
+/* A test's commit_hold must not hang the unmount's sync. */
+static void twig_kill_sb(struct super_block *sb)
+{
+	if (sb->s_root && sb->s_fs_info)
+		twig_commit_hold_set(twig_sb(sb), false);
+	kill_block_super(sb);
+}
+
 static struct file_system_type twig_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "twigfs",
 	.init_fs_context	= twig_init_fs_context,
 	.parameters		= twig_fs_parameters,
-	.kill_sb		= kill_block_super,
+	.kill_sb		= twig_kill_sb,
 	.fs_flags		= FS_REQUIRES_DEV,
 };
 MODULE_ALIAS_FS("twigfs");

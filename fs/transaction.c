@@ -66,7 +66,9 @@
  * line with the function and errno.  From then on:
  *   - no commit writes anything (twig_commit_transaction() returns -EIO),
  *     so the disk keeps the last committed tree: a crash, or a power cut,
- *     finds it consistent;
+ *     finds it consistent.  A commit already writing the transaction
+ *     before (FROZEN, which the aborted handle never joined) finishes:
+ *     that transaction is complete;
  *   - new handles get -EROFS, and handles already open get -EROFS from
  *     their next modifying search; the VFS refuses writes (SB_RDONLY);
  *   - reads, lookups and statfs use the tree in memory, as it was left;
@@ -110,9 +112,9 @@ static void twig_join(struct twig_fs_info *fs, struct twig_trans *trans)
 		wait_event(fs->join_wait, !READ_ONCE(fs->commit_blocked));
 		spin_lock(&fs->trans_lock);
 	}
+	/* never one handed out before, even after a failed commit */
 	if (!fs->running_transid)
-		fs->running_transid = max(fs->generation,
-					  fs->committing_transid) + 1;
+		fs->running_transid = ++fs->last_transid;
 	fs->num_writers++;
 	trans->transid = fs->running_transid;
 	spin_unlock(&fs->trans_lock);
@@ -262,13 +264,15 @@ bool twig_should_fail(struct twig_fs_info *fs)
 /*
  * Tests: /sys/fs/twigfs/<dev>/commit_hold.  Writing 1 arms it; the next
  * commit, once it has let joiners into the next transaction, sets it to 2
- * and waits before writing anything until 0 is written.  A test can then
- * show that handles start and end while a commit is writing.
+ * and waits before writing anything until 0 is written (or the task is
+ * killed; unmount disarms it).  A test can then show that handles start
+ * and end while a commit is writing.
  */
 static void twig_commit_hold_point(struct twig_fs_info *fs)
 {
 	if (atomic_cmpxchg(&fs->commit_hold, 1, 2) == 1)
-		wait_event(fs->commit_hold_wait, !atomic_read(&fs->commit_hold));
+		wait_event_killable(fs->commit_hold_wait,
+				    !atomic_read(&fs->commit_hold));
 }
 
 void twig_commit_hold_set(struct twig_fs_info *fs, bool hold)
@@ -426,6 +430,7 @@ static int twig_core_check_super(struct twig_fs_info *fs)
 	fs->total_bytes = le64_to_cpu(sb->total_bytes);
 	memcpy(fs->fsid, sb->fsid, sizeof(fs->fsid));
 	fs->generation = le64_to_cpu(sb->generation);
+	fs->last_transid = fs->generation;
 	return 0;
 }
 

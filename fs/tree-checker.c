@@ -440,12 +440,11 @@ static int __twig_tree_check(const struct twig_fs_info *fs,
 	const struct twig_header *h = twig_eb_header(eb);
 	/*
 	 * A block the running commit has just written may be evicted and
-	 * read back before fs->generation moves: allow the committing one,
-	 * and the one running beside it.
+	 * read back before fs->generation moves: allow every transid handed
+	 * out so far (one field, so no torn view of the commit's states).
 	 */
-	u64 newest = max3(READ_ONCE(fs->generation),
-			  READ_ONCE(fs->committing_transid),
-			  READ_ONCE(fs->running_transid));
+	u64 newest = max(READ_ONCE(fs->generation),
+			 READ_ONCE(fs->last_transid));
 	struct twig_check c = {
 		.fs = fs,
 		.eb = eb,

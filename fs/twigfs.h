@@ -166,8 +166,9 @@ struct twig_fs_info {
 	 * fields; @commit_mutex serializes commits.
 	 */
 	struct mutex commit_mutex;
-	spinlock_t trans_lock;		/* the five fields below */
+	spinlock_t trans_lock;		/* the six fields below */
 	u64 generation;			/* last committed transaction */
+	u64 last_transid;		/* newest transid handed out */
 	u64 committing_transid;		/* frozen, being written; 0: none */
 	u64 running_transid;		/* 0: none running */
 	int num_writers;		/* open handles on the running one */
@@ -474,6 +475,8 @@ void twig_eb_cache_destroy(struct twig_fs_info *fs);
 struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 			     u64 parent_transid);
 bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr);
+struct twig_eb *twig_get_cached_eb(struct twig_fs_info *fs, u64 bytenr,
+				   int level, u64 parent_transid);
 int twig_read_eb_unlocked(struct twig_fs_info *fs, u64 bytenr, int level,
 			  u64 parent_transid);
 struct twig_eb *twig_new_eb(struct twig_fs_info *fs, u64 bytenr, int level);
