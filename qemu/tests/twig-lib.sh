@@ -80,7 +80,13 @@ fsck_twig() {
 	else
 		fail "$1" "fsck.twigfs: $(head -n 12 /tmp/fsck.out | tr '\n' ' ')"
 		# what the module said, for whoever reads the run's output
-		dmesg | grep -i twigfs | tail -n 8 | sed 's/^/    # dmesg: /'
+		dmesg | grep -iE 'twigfs|busy inodes|VFS:' | tail -n 8 |
+			sed 's/^/    # dmesg: /'
+		# what fsck knows of each unreachable inode's item (mode, nlink)
+		for _ino in $(sed -n 's/.*inode \([0-9]*\) unreachable.*/\1/p' /tmp/fsck.out | head -n 2); do
+			twigfs-dump "$DEV" 2>/dev/null | grep -A3 "($_ino INODE_ITEM 0)" |
+				head -n 4 | sed 's/^/    # dump: /'
+		done
 	fi
 	mount_twig
 }
