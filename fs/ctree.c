@@ -704,84 +704,41 @@ static int twig_leaf_split_point(struct twig_eb *leaf, int slot, bool found,
 
 /*
  * Room for an insert without a split (btrfs's push_leaf_left/right): move
- * items of the full leaf of @p into a sibling that has room, the fewest
- * that make @ins_len bytes free, and then more while the sibling stays
- * the emptier of the two, so leaves stay dense and splits are rarer.
- * Only items that do not move the insert (or, if @found, the item that
- * grows) out of the leaf: the path stays on it.  Only a sibling already
- * in memory, so no disk read happens under the locks.  The parent is
- * write-locked (the search restarts an insert that would split without
- * it); the key it holds for the leaf or the sibling changes, never its
- * slot 0, so nothing above it does.  Returns 0 if there is room now, 1
- * if not, or -errno.
+ * items of the full leaf of @p into its left (or, if @right, its right)
+ * sibling when that has room, the fewest that make @ins_len bytes free,
+ * and then more while the sibling stays the emptier of the two, so leaves
+ * stay dense and splits are rarer.  At most @max_items from the end that
+ * faces the sibling, which the caller limits to items that do not move
+ * the insert (or, if found, the item that grows) out of the leaf: the
+ * path stays on it.  Only a sibling already in memory, so no disk read
+ * happens under the locks.  The parent is write-locked (the search
+ * restarts an insert that would split without it); the key it holds for
+ * the leaf or the sibling changes, never its slot 0, so nothing above it
+ * does.  Returns 0 if there is room now, 1 if not, or -errno.
  */
-static int twig_push_leaf_left(struct twig_trans *trans, struct twig_path *p,
-			       u32 ins_len, int max_items)
+static int twig_push_leaf(struct twig_trans *trans, struct twig_path *p,
+			  u32 ins_len, bool right, int max_items)
 {
 	struct twig_eb *leaf = p->nodes[0];
 	struct twig_eb *parent = p->nodes[1];
-	int pslot = p->slots[1];
-	u32 need = ins_len - twig_leaf_free_space(leaf);
-	u32 used = twig_leaf_used(leaf, 0, twig_header_nritems(leaf));
-	u32 moved = 0, sused, sfree, it;
-	struct twig_eb *sib;
-	struct twig_key key;
-	int k;
-
-	if (pslot == 0 || max_items < 1)
-		return 1;
-	sib = twig_lock_cached_sibling(p, pslot - 1);
-	if (IS_ERR_OR_NULL(sib))
-		return sib ? PTR_ERR(sib) : 1;
-	sfree = twig_leaf_free_space(sib);
-	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
-	for (k = 0; k < max_items; k++) {
-		it = twig_leaf_used(leaf, k, 1);
-		if (moved + it > sfree ||
-		    (moved >= need && sused + moved + it > used - moved - it))
-			break;
-		moved += it;
-	}
-	if (moved < need) {
-		twig_unlock_put(sib);
-		return 1;
-	}
-	sib = twig_cow_sibling(trans, p, 0, pslot - 1, sib);
-	if (IS_ERR(sib))
-		return PTR_ERR(sib);
-	twig_leaf_append(sib, leaf, 0, k);
-	twig_leaf_remove(leaf, 0, k);
-	twig_item_key(leaf, 0, &key);
-	twig_key_to_disk(&twig_node_ptr(parent, pslot)->key, &key);
-	p->slots[0] -= k;
-	twig_unlock_put(sib);
-	return 0;
-}
-
-/* The same to the right: items [first, nr) with first >= @min_first. */
-static int twig_push_leaf_right(struct twig_trans *trans, struct twig_path *p,
-				u32 ins_len, int min_first)
-{
-	struct twig_eb *leaf = p->nodes[0];
-	struct twig_eb *parent = p->nodes[1];
-	int pslot = p->slots[1];
+	int sslot = p->slots[1] + (right ? 1 : -1);
 	int nr = twig_header_nritems(leaf);
 	u32 need = ins_len - twig_leaf_free_space(leaf);
 	u32 used = twig_leaf_used(leaf, 0, nr);
 	u32 moved = 0, sused, sfree, it;
 	struct twig_eb *sib;
 	struct twig_key key;
-	int first;
+	int n;
 
-	if (pslot + 1 >= twig_header_nritems(parent) || min_first >= nr)
+	if (max_items < 1 || sslot < 0 || sslot >= twig_header_nritems(parent))
 		return 1;
-	sib = twig_lock_cached_sibling(p, pslot + 1);
+	sib = twig_lock_cached_sibling(p, sslot);
 	if (IS_ERR_OR_NULL(sib))
 		return sib ? PTR_ERR(sib) : 1;
 	sfree = twig_leaf_free_space(sib);
 	sused = twig_leaf_used(sib, 0, twig_header_nritems(sib));
-	for (first = nr; first > min_first; first--) {
-		it = twig_leaf_used(leaf, first - 1, 1);
+	for (n = 0; n < max_items; n++) {
+		it = twig_leaf_used(leaf, right ? nr - 1 - n : n, 1);
 		if (moved + it > sfree ||
 		    (moved >= need && sused + moved + it > used - moved - it))
 			break;
@@ -791,14 +748,23 @@ static int twig_push_leaf_right(struct twig_trans *trans, struct twig_path *p,
 		twig_unlock_put(sib);
 		return 1;
 	}
-	sib = twig_cow_sibling(trans, p, 0, pslot + 1, sib);
+	sib = twig_cow_sibling(trans, p, 0, sslot, sib);
 	if (IS_ERR(sib))
 		return PTR_ERR(sib);
-	twig_leaf_prepend(sib, leaf, first, nr - first);
-	twig_set_header_nritems(leaf, first);
-	twig_item_key(sib, 0, &key);
-	twig_key_to_disk(&twig_node_ptr(parent, pslot + 1)->key, &key);
-	p->next_key = key;	/* the sibling's first key, which the search saw */
+	if (right) {
+		twig_leaf_prepend(sib, leaf, nr - n, n);
+		twig_set_header_nritems(leaf, nr - n);
+		twig_item_key(sib, 0, &key);
+		twig_key_to_disk(&twig_node_ptr(parent, sslot)->key, &key);
+		/* the sibling's first key, which the search saw */
+		p->next_key = key;
+	} else {
+		twig_leaf_append(sib, leaf, 0, n);
+		twig_leaf_remove(leaf, 0, n);
+		twig_item_key(leaf, 0, &key);
+		twig_key_to_disk(&twig_node_ptr(parent, sslot + 1)->key, &key);
+		p->slots[0] -= n;
+	}
 	twig_unlock_put(sib);
 	return 0;
 }
@@ -815,11 +781,11 @@ static int twig_split_leaf(struct twig_trans *trans, struct twig_path *p,
 	 * which sequential inserts fill; the rest first try the siblings.
 	 */
 	if (twig_has_parent(p, 0) && (found || (slot > 0 && slot < nr))) {
-		ret = twig_push_leaf_left(trans, p, ins_len,
-					  found ? slot : slot - 1);
+		ret = twig_push_leaf(trans, p, ins_len, false,
+				     found ? slot : slot - 1);
 		if (ret == 1)
-			ret = twig_push_leaf_right(trans, p, ins_len,
-						   found ? slot + 1 : slot);
+			ret = twig_push_leaf(trans, p, ins_len, true,
+					     found ? nr - slot - 1 : nr - slot);
 		if (ret <= 0)
 			return ret;
 	}
@@ -1018,7 +984,8 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 	int unlocked_reads = 2 * TWIG_MAX_LEVEL;
 	int wll, lowest_unlock = 1;
 	int level, slot, ret;
-	struct twig_eb *b;
+	struct twig_eb *b, *child;
+	u64 bytenr, gen;
 
 	if (WARN_ON_ONCE(cow && !trans) || WARN_ON_ONCE(!cow && ins_len))
 		return -EINVAL;
@@ -1097,11 +1064,10 @@ again:
 		 * (btrfs's read_block_for_search()), then the search starts
 		 * over; a bounded number of times, then under the locks.
 		 */
-		if (unlocked_reads &&
-		    !twig_eb_cached(fs, twig_node_blockptr(b, slot))) {
-			u64 bytenr = twig_node_blockptr(b, slot);
-			u64 gen = twig_node_ptr_generation(b, slot);
-
+		bytenr = twig_node_blockptr(b, slot);
+		gen = twig_node_ptr_generation(b, slot);
+		child = twig_get_cached_eb(fs, bytenr, level - 1, gen);
+		if (!child && unlocked_reads) {
 			twig_release_path(p);
 			unlocked_reads--;
 			twig_stat_add(fs, TWIG_CS_UNLOCKED_READS, 1);
@@ -1112,7 +1078,7 @@ again:
 				return -EIO;
 			goto again;
 		}
-		b = twig_read_child(b, slot);
+		b = child ?: twig_read_child(b, slot);
 		if (IS_ERR(b)) {
 			ret = PTR_ERR(b);
 			goto fail;

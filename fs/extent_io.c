@@ -309,6 +309,25 @@ static int twig_read_and_verify(struct twig_eb *eb, u64 parent_transid,
 }
 
 /*
+ * A cached, read @eb (with a reference) against what the parent pointer
+ * promises (@parent_transid 0: unknown): @eb, or -EUCLEAN with the
+ * reference dropped, logged unless @quiet.
+ */
+static struct twig_eb *twig_eb_check_cached(struct twig_eb *eb, int level,
+					    u64 parent_transid, bool quiet)
+{
+	if (eb->level == level &&
+	    (!parent_transid || twig_header_generation(eb) == parent_transid))
+		return eb;
+	if (!quiet)
+		twig_eb_err(eb->fs, eb->start, "cached level %u gen %llu, expected %d %llu",
+			    eb->level, twig_header_generation(eb), level,
+			    parent_transid);
+	twig_eb_put(eb);
+	return ERR_PTR(-EUCLEAN);
+}
+
+/*
  * Concurrent readers of one block: the first inserts the eb with READING
  * set and does the I/O, the others wait for the bit.  @quiet: nothing is
  * logged and no fault is injected (twig_read_eb_unlocked()).
@@ -358,22 +377,11 @@ again:
 		twig_eb_put(eb);
 		goto again;
 	}
-	ret = 0;
 	if (!test_bit(TWIG_EB_UPTODATE, &eb->bflags)) {
-		ret = -EIO;
-	} else if (eb->level != level || (parent_transid &&
-		   twig_header_generation(eb) != parent_transid)) {
-		if (!quiet)
-			twig_eb_err(fs, bytenr, "cached level %u gen %llu, expected %d %llu",
-				    eb->level, twig_header_generation(eb),
-				    level, parent_transid);
-		ret = -EUCLEAN;
-	}
-	if (ret) {
 		twig_eb_put(eb);
-		return ERR_PTR(ret);
+		return ERR_PTR(-EIO);
 	}
-	return eb;
+	return twig_eb_check_cached(eb, level, parent_transid, quiet);
 }
 
 /*
@@ -387,16 +395,6 @@ struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 	return __twig_read_eb(fs, bytenr, level, parent_transid, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_read_eb);
-
-/* Is tree block @bytenr cached and read, so that getting it cannot sleep? */
-bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr)
-{
-	struct twig_eb *eb = twig_find_eb(fs, bytenr);
-	bool ret = eb && test_bit(TWIG_EB_UPTODATE, &eb->bflags);
-
-	twig_eb_put(eb);
-	return ret;
-}
 
 /*
  * The eb of tree block @bytenr if it is cached and read, without
@@ -412,15 +410,7 @@ struct twig_eb *twig_get_cached_eb(struct twig_fs_info *fs, u64 bytenr,
 		twig_eb_put(eb);
 		return NULL;
 	}
-	if (eb->level != level ||
-	    twig_header_generation(eb) != parent_transid) {
-		twig_eb_err(fs, bytenr, "cached level %u gen %llu, expected %d %llu",
-			    eb->level, twig_header_generation(eb), level,
-			    parent_transid);
-		twig_eb_put(eb);
-		return ERR_PTR(-EUCLEAN);
-	}
-	return eb;
+	return twig_eb_check_cached(eb, level, parent_transid, false);
 }
 
 /*

@@ -474,7 +474,6 @@ int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
 struct twig_eb *twig_read_eb(struct twig_fs_info *fs, u64 bytenr, int level,
 			     u64 parent_transid);
-bool twig_eb_cached(struct twig_fs_info *fs, u64 bytenr);
 struct twig_eb *twig_get_cached_eb(struct twig_fs_info *fs, u64 bytenr,
 				   int level, u64 parent_transid);
 int twig_read_eb_unlocked(struct twig_fs_info *fs, u64 bytenr, int level,
