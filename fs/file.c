@@ -630,6 +630,8 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 			ret = PTR_ERR(trans);
 			break;
 		}
+		/* not the -EAGAIN of the last round, which skips the drop */
+		ret = 0;
 		if (ti->maybe_inline) {
 			/* cut the inline extent to new_size */
 			u8 *buf = kmalloc(PAGE_SIZE, GFP_NOFS);
