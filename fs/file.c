@@ -1539,10 +1539,10 @@ static loff_t twig_llseek(struct file *file, loff_t offset, int whence)
 
 const struct file_operations twig_file_operations = {
 	.llseek		= twig_llseek,
-	.read_iter	= generic_file_read_iter,
-	.write_iter	= generic_file_write_iter,
+	.read_iter	= twig_file_read_iter,
+	.write_iter	= twig_file_write_iter,
 	.mmap		= twig_file_mmap,
-	.open		= generic_file_open,
+	.open		= twig_file_open,
 	.fsync		= twig_fsync,
 	.splice_read	= filemap_splice_read,
 	.splice_write	= iter_file_splice_write,

@@ -38,6 +38,7 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 	ti->del_transid = 0;
 	ti->flags = 0;
 	ti->maybe_inline = false;
+	ti->dio_write = NULL;
 	return &ti->vfs_inode;
 }
 

@@ -38,6 +38,11 @@ struct twig_inode_info {
 	u64 ns_transid;
 	/* transaction that last removed a name of it (a directory: in it) */
 	u64 del_transid;
+	/*
+	 * The direct write in progress (direct.c), under i_rwsem held
+	 * exclusively: iomap's ->end_io finds its runs here.
+	 */
+	struct twig_dio_write *dio_write;
 };
 
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
@@ -169,6 +174,11 @@ int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
 		  struct twig_data_alloc *data, u64 new_size);
+
+/* direct.c */
+int twig_file_open(struct inode *inode, struct file *file);
+ssize_t twig_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t twig_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 
 /* tree-log.c */
 int twig_log_inode(struct file *file);

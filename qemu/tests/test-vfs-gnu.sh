@@ -198,8 +198,12 @@ rm fa
 # ---- not supported yet: the errno each caller gets (README) ----
 echo x >ns
 # extended attributes and POSIX ACLs: test-vfs-xattr
-expect_err no-odirect "Invalid argument" \
-	"$GNU/dd" if=/dev/zero of=ns bs=4096 count=1 oflag=direct
-eq no-odirect-kept x "$(cat ns)"
+# O_DIRECT (test-vfs-direct): whole sectors, and EINVAL for less
+check odirect-write "$GNU/dd" if=/dev/zero of=ns bs=4096 count=2 oflag=direct
+eq odirect-read "$(head -c 8192 /dev/zero | md5sum)" \
+	"$("$GNU/dd" if=ns bs=4096 iflag=direct 2>/dev/null | md5sum)"
+expect_err odirect-misaligned "Invalid argument" \
+	"$GNU/dd" if=/dev/zero of=ns bs=512 count=1 oflag=direct conv=notrunc
+eq odirect-misaligned-kept "8192 0" "$(stat -c %s ns) $(tr -d '\0' <ns | wc -c)"
 rm ns
 finish

@@ -29,6 +29,37 @@
  *                                               prints the length
  *   twig-helper listxattr FILE SIZE             llistxattr(), the same way;
  *                                               prints the length
+ *   twig-helper dio-write FILE OFF LEN BUFOFF SRC [dsync]
+ *                                               one pwrite() of LEN bytes
+ *                                               read from SRC through an
+ *                                               O_DIRECT descriptor (created
+ *                                               if missing; dsync: also
+ *                                               O_DSYNC), from a page-aligned
+ *                                               buffer + BUFOFF; prints the
+ *                                               count
+ *   twig-helper dio-read FILE OFF LEN BUFOFF DST
+ *                                               one pread() through O_DIRECT
+ *                                               into a page-aligned buffer +
+ *                                               BUFOFF; writes the bytes read
+ *                                               to DST, prints the count
+ *   twig-helper dio-setfl FILE                  fcntl(F_SETFL, O_DIRECT) on a
+ *                                               read-only descriptor
+ *   twig-helper dio-write-fault FILE OFF        an O_DIRECT pwrite() of 8 KiB
+ *                                               whose second page is
+ *                                               PROT_NONE; prints the count
+ *   twig-helper dio-write-self FILE OFF         an O_DIRECT pwrite() to OFF
+ *                                               of FILE's own first 8 KiB,
+ *                                               from a MAP_SHARED mapping of
+ *                                               it; prints the count
+ *   twig-helper dio-truncate-race FILE SEED N   a child ftruncate()s FILE N
+ *                                               times to mid-page sizes
+ *                                               below 1 MiB + 64 KiB while
+ *                                               the parent makes N 64 KiB
+ *                                               O_DIRECT pwrite()s at 4 KiB
+ *                                               multiples below 1 MiB (a
+ *                                               fixed SEED picks both);
+ *                                               prints the writes' and
+ *                                               truncates' counts
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -37,6 +68,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +76,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -82,6 +115,7 @@ static const char *errname(int e)
 	case ESPIPE: return "ESPIPE";
 	case EFBIG: return "EFBIG";
 	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
 	default: return strerror(e);
 	}
 }
@@ -90,6 +124,77 @@ static int fail(void)
 {
 	printf("%s\n", errname(errno));
 	return 1;
+}
+
+/* xorshift64: the same sequence for the same seed, on every libc */
+static unsigned long long next_rand(unsigned long long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * dio-truncate-race: 64 KiB O_DIRECT writes against ftruncate() to
+ * mid-page sizes of the same file, in two processes.
+ */
+static int dio_truncate_race(const char *file, unsigned long long seed,
+			     long n)
+{
+	unsigned long long x = seed | 1;
+	int fd = open(file, O_RDWR | O_CREAT | O_DIRECT, 0644);
+	int status, tfd;
+	long i, writes = 0;
+	pid_t pid;
+	char *buf;
+
+	if (fd < 0 || posix_memalign((void **)&buf, 4096, 65536))
+		return fail();
+	memset(buf, 'd', 65536);
+	pid = fork();
+	if (pid < 0)
+		return fail();
+	if (!pid) {
+		x = (seed * 0x9e3779b97f4a7c15ULL) | 1;
+		tfd = open(file, O_RDWR);
+		if (tfd < 0)
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			/* 1 .. 4095 bytes into one of the first 272 pages */
+			off_t size = (off_t)(next_rand(&x) % 272) * 4096 +
+				     1 + next_rand(&x) % 4095;
+
+			if (ftruncate(tfd, size)) {
+				fprintf(stderr, "ftruncate %lld: %s\n",
+					(long long)size, errname(errno));
+				_exit(1);
+			}
+		}
+		_exit(0);
+	}
+	for (i = 0; i < n; i++) {
+		off_t off = (off_t)(next_rand(&x) % 256) * 4096;
+		ssize_t ret = pwrite(fd, buf, 65536, off);
+
+		if (ret != 65536) {
+			fprintf(stderr, "pwrite at %lld: %zd %s\n",
+				(long long)off, ret, ret < 0 ? errname(errno) : "");
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return 1;
+		}
+		writes++;
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "truncating child failed\n");
+		return 1;
+	}
+	if (close(fd))
+		return fail();
+	printf("%ld %ld\n", writes, n);
+	return 0;
 }
 
 /* "none" or a comma list of flag names; -1 for an unknown name. */
@@ -299,6 +404,90 @@ int main(int argc, char **argv)
 		printf("%zd\n", n);
 		return 0;
 	}
+	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "dio-write")) {
+		int flags = O_WRONLY | O_CREAT | O_DIRECT;
+		size_t len = strtoul(argv[4], NULL, 0);
+		size_t bufoff = strtoul(argv[5], NULL, 0);
+		int src = open(argv[6], O_RDONLY);
+		ssize_t n;
+		char *buf;
+		int fd;
+
+		if (argc == 8 && !strcmp(argv[7], "dsync"))
+			flags |= O_DSYNC;
+		if (src < 0 || posix_memalign((void **)&buf, 4096, len + bufoff))
+			return fail();
+		if (read(src, buf + bufoff, len) != (ssize_t)len) {
+			fprintf(stderr, "%s: short read\n", argv[6]);
+			return 2;
+		}
+		fd = open(argv[2], flags, 0644);
+		if (fd < 0)
+			return fail();
+		n = pwrite(fd, buf + bufoff, len, strtoll(argv[3], NULL, 0));
+		if (n < 0 || close(fd))
+			return fail();
+		printf("%zd\n", n);
+		return 0;
+	}
+	if (argc == 7 && !strcmp(argv[1], "dio-read")) {
+		size_t len = strtoul(argv[4], NULL, 0);
+		size_t bufoff = strtoul(argv[5], NULL, 0);
+		int fd = open(argv[2], O_RDONLY | O_DIRECT);
+		ssize_t n;
+		char *buf;
+		int dst;
+
+		if (fd < 0 || posix_memalign((void **)&buf, 4096, len + bufoff))
+			return fail();
+		/* a pattern, so that bytes the read claims but skips show */
+		memset(buf, 0xa5, len + bufoff);
+		n = pread(fd, buf + bufoff, len, strtoll(argv[3], NULL, 0));
+		if (n < 0)
+			return fail();
+		dst = open(argv[6], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (dst < 0 || write(dst, buf + bufoff, n) != n || close(dst))
+			return fail();
+		printf("%zd\n", n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "dio-setfl")) {
+		int fd = open(argv[2], O_RDONLY);
+
+		if (fd < 0 || fcntl(fd, F_SETFL, O_DIRECT) ||
+		    !(fcntl(fd, F_GETFL) & O_DIRECT))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 4 && (!strcmp(argv[1], "dio-write-fault") ||
+			  !strcmp(argv[1], "dio-write-self"))) {
+		int fd = open(argv[2], O_RDWR | O_DIRECT);
+		int self = argv[1][10] == 's';
+		ssize_t n;
+		char *p;
+
+		if (fd < 0)
+			return fail();
+		p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			 self ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS,
+			 self ? fd : -1, 0);
+		if (p == MAP_FAILED)
+			return fail();
+		if (!self) {
+			memset(p, 'f', 4096);
+			if (mprotect(p + 4096, 4096, PROT_NONE))
+				return fail();
+		}
+		n = pwrite(fd, p, 8192, strtoll(argv[3], NULL, 0));
+		if (n < 0)
+			return fail();
+		printf("%zd\n", n);
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "dio-truncate-race"))
+		return dio_truncate_race(argv[2], strtoull(argv[3], NULL, 0),
+					 strtol(argv[4], NULL, 0));
 	fprintf(stderr, "usage: see the comment at the top of twig-helper.c\n");
 	return 2;
 }

@@ -59,6 +59,22 @@ eq() {
 
 have_helper() { [ -x "$HELPER" ]; }
 
+# within SECS CMD...: CMD's status, or 124 if it still runs after SECS
+# seconds (a hang in the kernel: it is left running, a kill would not
+# reach it).  Output goes to /tmp/within.out.
+within() {
+	_s=$1
+	shift
+	"$@" >/tmp/within.out 2>&1 &
+	_p=$!
+	while kill -0 "$_p" 2>/dev/null && [ "$_s" -gt 0 ]; do
+		sleep 1
+		_s=$((_s - 1))
+	done
+	kill -0 "$_p" 2>/dev/null && return 124
+	wait "$_p"
+}
+
 mount_twig() {
 	mount -t twigfs ${OPTS:+-o "$OPTS"} "$DEV" "$MNT"
 }
