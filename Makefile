@@ -2,7 +2,8 @@
 # Variables (see README.md): KERNEL=6.1|6.12, KERNEL_SRC, SERIES,
 # FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
 # TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
-# (make fuzz), and the bench variables.
+# (make fuzz), ROUNDS, SEED and FLAVOURS (make crash), and the bench
+# variables.
 
 SHELL := /bin/bash
 export FLAVOUR ?= default
@@ -10,7 +11,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	crafted fuzz bench aa profile compare clean
+	crafted fuzz crash bench aa profile compare clean
 
 all: tools module
 
@@ -44,6 +45,15 @@ crafted: deps
 
 fuzz: deps
 	@FUZZ=$(or $(N),200) SEED=$(or $(SEED),0) scripts/test-crafted.sh
+
+# Power cuts at random moments of fsync-heavy work, replayed and checked
+# (scripts/test-crash.sh): ROUNDS boots from SEED on each of FLAVOURS.
+crash: deps
+	@rc=0; for f in $(or $(FLAVOURS),default debug); do \
+		echo "== crash, $$f flavour"; \
+		FLAVOUR=$$f ROUNDS=$(or $(ROUNDS),12) SEED=$(or $(SEED),1) \
+			scripts/test-crash.sh || rc=1; \
+	done; exit $$rc
 
 bench: deps
 	@workloads/bench.sh

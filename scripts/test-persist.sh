@@ -4,7 +4,9 @@
 # machine; the host's fsck must find the image clean (the open file is an
 # orphan item), and the next boot must find every synced byte and delete
 # the orphan.  Then scripts/test-persist-log.sh: the same for fsync'd
-# data through the fsync log, with a power cut during its replay.
+# data through the fsync log, with a power cut during its replay; then two
+# rounds of scripts/test-crash.sh (power cuts at seeded random moments of
+# fsync-heavy work, fixed seed; `make crash` runs more).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,4 +78,5 @@ if ((fails)); then
 fi
 # the fsync log: power cuts after fsync and during replay (fixed seed)
 "$top/scripts/test-persist-log.sh" || fails=$((fails + 1))
+ROUNDS=2 SEED=1 WRITERS=4 CUT_MAX=20 "$top/scripts/test-crash.sh" || fails=$((fails + 1))
 ((fails == 0))
