@@ -195,7 +195,7 @@ check fallocate-zeros "$GNU/cmp" -n 8192 fa /dev/zero
 expect_err fallocate-collapse EOPNOTSUPP "$HELPER" fallocate 0x8 fa 0 4096
 rm fa
 
-# ---- not supported yet: the errno each caller gets (README) ----
+# ---- O_DIRECT, and what is not supported: the errno each caller gets (README) ----
 echo x >ns
 # extended attributes and POSIX ACLs: test-vfs-xattr
 # O_DIRECT (test-vfs-direct): whole sectors, and EINVAL for less
@@ -205,5 +205,13 @@ eq odirect-read "$(head -c 8192 /dev/zero | md5sum)" \
 expect_err odirect-misaligned "Invalid argument" \
 	"$GNU/dd" if=/dev/zero of=ns bs=512 count=1 oflag=direct conv=notrunc
 eq odirect-misaligned-kept "8192 0" "$(stat -c %s ns) $(tr -d '\0' <ns | wc -c)"
-rm ns
+# deliberately not supported (README): the errno from the VFS
+expect_err no-tmpfile EOPNOTSUPP "$HELPER" tmpfile .
+expect_err no-reflink EOPNOTSUPP "$HELPER" clone ns ns-clone
+expect_err no-cp-reflink "not supported" "$GNU/cp" --reflink=always ns ns-cp
+check cp-reflink-auto "$GNU/cp" --reflink=auto ns ns-cp
+expect_err no-fiemap EOPNOTSUPP "$HELPER" ioctl fiemap ns
+expect_err no-fibmap EINVAL "$HELPER" ioctl fibmap ns
+expect_err no-inode-flags ENOTTY "$HELPER" ioctl getflags ns
+rm -f ns ns-clone ns-cp
 finish

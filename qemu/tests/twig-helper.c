@@ -60,6 +60,12 @@
  *                                               fixed SEED picks both);
  *                                               prints the writes' and
  *                                               truncates' counts
+ *   twig-helper tmpfile DIR                     open(DIR, O_TMPFILE)
+ *   twig-helper ioctl getflags|fiemap|fibmap FILE
+ *                                               FS_IOC_GETFLAGS, FS_IOC_FIEMAP
+ *                                               or FIBMAP on FILE
+ *   twig-helper clone SRC DST                   ioctl(FICLONE): DST shares
+ *                                               SRC's extents
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -73,11 +79,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -116,6 +125,7 @@ static const char *errname(int e)
 	case EFBIG: return "EFBIG";
 	case EBADF: return "EBADF";
 	case EFAULT: return "EFAULT";
+	case ENOTTY: return "ENOTTY";
 	default: return strerror(e);
 	}
 }
@@ -287,6 +297,41 @@ int main(int argc, char **argv)
 			return fail();
 		if (fallocate(fd, mode, strtoll(argv[4], NULL, 0),
 			      strtoll(argv[5], NULL, 0)))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "tmpfile")) {
+		if (open(argv[2], O_TMPFILE | O_RDWR, 0600) < 0)
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "ioctl")) {
+		struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
+		int fd = open(argv[3], O_RDONLY);
+		int arg = 0, ret;
+
+		if (fd < 0)
+			return fail();
+		if (!strcmp(argv[2], "getflags"))
+			ret = ioctl(fd, FS_IOC_GETFLAGS, &arg);
+		else if (!strcmp(argv[2], "fiemap"))
+			ret = ioctl(fd, FS_IOC_FIEMAP, &fm);
+		else if (!strcmp(argv[2], "fibmap"))
+			ret = ioctl(fd, FIBMAP, &arg);
+		else
+			return 2;
+		if (ret)
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "clone")) {
+		int src = open(argv[2], O_RDONLY);
+		int dst = open(argv[3], O_WRONLY | O_CREAT, 0644);
+
+		if (src < 0 || dst < 0 || ioctl(dst, FICLONE, src))
 			return fail();
 		printf("ok\n");
 		return 0;
