@@ -239,6 +239,15 @@ run_workload() {
 	esac
 }
 
+# Milliseconds of a fixed CPU-bound loop (md5 of 32 MiB of zeroes), run
+# before every run: how much the host itself varies from run to run.
+calibrate() {
+	c0=$(uptime_s)
+	head -c 33554432 /dev/zero | md5sum >/dev/null
+	c1=$(uptime_s)
+	awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%d", (b - a) * 1000 }'
+}
+
 one_run() {
 	idx=$1 wl=$2 cfg=$3 rep=$4
 	dir=${RAW:-$R/raw}/$(printf %03d "$idx")-$wl-$cfg-r$rep
@@ -260,6 +269,7 @@ one_run() {
 	fi
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	echo "calib_ms $(calibrate)" >>"$dir/meta.txt"
 	reset_stats
 	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
 	t0=$(uptime_s)
