@@ -1375,6 +1375,9 @@ static bool twig_key_prev(struct twig_key *k)
  * (the next item starts the next leaf), it follows the smallest key right
  * of the path that the search recorded, which is the next leaf's first.
  */
+struct twig_test_hooks twig_test_hooks;
+EXPORT_SYMBOL_IF_KUNIT(twig_test_hooks);
+
 int twig_next_leaf(struct twig_fs_info *fs, struct twig_path *p)
 {
 	struct twig_eb *leaf = p->nodes[0];
@@ -1393,6 +1396,8 @@ int twig_next_leaf(struct twig_fs_info *fs, struct twig_path *p)
 	}
 	for (;;) {
 		twig_release_path(p);
+		if (unlikely(twig_test_hooks.next_leaf))
+			twig_test_hooks.next_leaf(fs);
 		ret = twig_search_slot(NULL, fs, &key, p, 0, 0);
 		if (ret < 0)
 			return ret;
@@ -1404,6 +1409,39 @@ int twig_next_leaf(struct twig_fs_info *fs, struct twig_path *p)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_next_leaf);
+
+/*
+ * Position @p at the first item >= @key: 0, 1 if there is none, or <0.
+ * Past the end of a leaf, twig_next_leaf() searches again from that
+ * leaf's last key with no lock held, so an item inserted meanwhile
+ * between that key and @key can come first: step over it.  Taken for the
+ * first item >= @key, such an item once ended twig_delete_inode_items()
+ * early (another inode's new extent, right below the dying inode's
+ * INODE_ITEM at the start of the next leaf): the orphan item went and
+ * the INODE_ITEM stayed, an inode that nothing reaches.
+ */
+int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
+		    struct twig_path *p)
+{
+	struct twig_key found;
+	int ret;
+
+	ret = twig_search_slot(NULL, fs, key, p, 0, 0);
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		if (p->slots[0] >= twig_header_nritems(p->nodes[0])) {
+			ret = twig_next_leaf(fs, p);
+			if (ret)
+				return ret;
+		}
+		twig_item_key(p->nodes[0], p->slots[0], &found);
+		if (twig_comp_keys(&found, key) >= 0)
+			return 0;
+		p->slots[0]++;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_walk_first);
 
 int twig_next_item(struct twig_fs_info *fs, struct twig_path *p)
 {

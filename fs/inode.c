@@ -73,23 +73,6 @@ void twig_inode_cache_exit(void)
 
 /* ---- walking items read-only ---- */
 
-/*
- * Position @path at the first item >= @key.  Returns 0 (path->nodes[0],
- * path->slots[0] name it), 1 when no such item exists, or <0.
- */
-int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
-		    struct twig_path *path)
-{
-	int ret;
-
-	ret = twig_search_slot(NULL, fs, key, path, 0, 0);
-	if (ret < 0)
-		return ret;
-	if (path->slots[0] < twig_header_nritems(path->nodes[0]))
-		return 0;
-	return twig_next_leaf(fs, path);
-}
-
 /* Step to the next item: 0, 1 at the end of the tree, or <0. */
 int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path)
 {
@@ -409,9 +392,10 @@ int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
  * The deletion below found no item of @ino left.  Look again, read-only,
  * before the orphan item goes: an orphan deleted while an item of the
  * inode is still there (an INODE_ITEM with nlink 0) is an inode no name
- * and no orphan reaches, which fsck reports as unreachable.  Seen rarely
- * after dbench, not understood yet; if it happens, WARN with the
- * backtrace and keep the orphan, so that the next mount finishes the job.
+ * and no orphan reaches, which fsck reports as unreachable.  A race in
+ * twig_walk_first() once did that, rarely, after dbench; should anything
+ * else, WARN with the backtrace and keep the orphan, so that the next
+ * mount finishes the job.
  */
 static bool twig_inode_items_left(struct twig_fs_info *fs, u64 ino,
 				  struct twig_path *path)

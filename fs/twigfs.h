@@ -521,6 +521,14 @@ int twig_extend_item(struct twig_fs_info *fs, struct twig_path *path,
 void twig_truncate_item(struct twig_fs_info *fs, struct twig_path *path,
 			u32 new_size);
 int twig_next_leaf(struct twig_fs_info *fs, struct twig_path *path);
+/* KUnit only: a racing writer, run where twig_next_leaf() holds no lock */
+struct twig_test_hooks {
+	void (*next_leaf)(struct twig_fs_info *fs);
+};
+
+extern struct twig_test_hooks twig_test_hooks;
+int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
+		    struct twig_path *path);
 int twig_next_item(struct twig_fs_info *fs, struct twig_path *path);
 int twig_prev_item(struct twig_fs_info *fs, struct twig_path *path);
 u32 twig_leaf_free_space(const struct twig_eb *leaf);

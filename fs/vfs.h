@@ -88,8 +88,6 @@ int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
-int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
-		    struct twig_path *path);
 int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
 int twig_drop_nlink(struct inode *inode);

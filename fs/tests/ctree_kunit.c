@@ -497,6 +497,66 @@ static void tk_push(struct kunit *test)
 	tk_fs_free(fs);
 }
 
+static struct twig_fs_info *tk_race_fs;
+static u64 tk_race_key;
+
+/* twig_test_hooks.next_leaf: a writer inserts one key in the unlocked window */
+static void tk_race_insert(struct twig_fs_info *fs)
+{
+	twig_test_hooks.next_leaf = NULL;
+	WARN_ON(tk_insert(tk_race_fs, tk_race_key, 100));
+}
+
+/*
+ * The first item >= a key that falls between two leaves is the next
+ * leaf's first, even when a writer inserts an item below that key while
+ * twig_next_leaf() holds no lock: keys 0, 4, 8, ... fill three leaves;
+ * the walk asks for a + 2 (a the last key of a leaf, b the next leaf's
+ * first) and the racing writer inserts a + 1.
+ */
+static void tk_walk_first_race(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	u16 *model = tk_model(test);
+	struct twig_path *p = twig_alloc_path();
+	struct twig_key key, found, want;
+	struct twig_eb *leaf = NULL;
+	u64 last, i, a = 0, b = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	last = tk_fill_leaves(test, fs, model, 0, 4);
+	for (i = 0; i <= last && !b; i += 4) {
+		tk_key(&key, i);
+		KUNIT_ASSERT_EQ(test, twig_search_slot(NULL, fs, &key, p, 0, 0), 0);
+		if (leaf && p->nodes[0] != leaf)
+			b = i;
+		else
+			a = i;
+		leaf = p->nodes[0];
+		twig_release_path(p);
+	}
+	KUNIT_ASSERT_NE(test, b, 0ULL);
+	KUNIT_ASSERT_EQ(test, b, a + 4);
+
+	tk_race_fs = fs;
+	tk_race_key = a + 1;
+	twig_test_hooks.next_leaf = tk_race_insert;
+	tk_key(&key, a + 2);
+	KUNIT_ASSERT_EQ(test, twig_walk_first(fs, &key, p), 0);
+	twig_test_hooks.next_leaf = NULL;
+	twig_item_key(p->nodes[0], p->slots[0], &found);
+	twig_release_path(p);
+	tk_key(&want, b);
+	KUNIT_EXPECT_EQ(test, found.objectid, want.objectid);
+	KUNIT_EXPECT_EQ(test, found.offset, want.offset);
+	/* the writer did run: its key is there */
+	model[a + 1] = 101;
+	tk_compare(test, fs, model, TK_NKEYS);
+	twig_free_path(p);
+	vfree(model);
+	tk_fs_free(fs);
+}
+
 /*
  * Random inserts and deletes of items of random sizes (up to a quarter of
  * a leaf), 100k operations, checked against the model along the way.
@@ -1053,6 +1113,7 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_failed_alloc),
 	KUNIT_CASE(tk_reverse),
 	KUNIT_CASE(tk_push),
+	KUNIT_CASE(tk_walk_first_race),
 	KUNIT_CASE(tk_ordered),
 	KUNIT_CASE(tk_random),
 	KUNIT_CASE(tk_concurrent_mutex),
