@@ -68,7 +68,7 @@ all_workloads="dbench create-own create-shared fsmark-own fsmark-shared lookup"
 : "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own lookup}"
 [[ $CONFIGS == all ]] && CONFIGS=$all_configs
 [[ $WORKLOADS == all ]] && WORKLOADS=$all_workloads
-: "${FSMARK_LOOPS:=4}" "${NODESIZE:=16K}"
+: "${FSMARK_LOOPS:=4}" "${NODESIZE:=4K}"
 [[ $NODESIZE =~ ^(4|8|16|32|64)[Kk]$ ]] ||
 	{ echo "bench.sh: NODESIZE must be 4K, 8K, 16K, 32K or 64K" >&2; exit 2; }
 : "${VCPUS:=2}" "${MEM:=2048}" "${ACCEL:=tcg}"
