@@ -6,7 +6,14 @@
  * item (or past EOF) IOMAP_HOLE, which iomap fills with zeroes.  An inline
  * extent has no sectors to read: the mapping returns -ENOTBLK and the rest
  * of the read goes through the page cache.  A direct read holds i_rwsem
- * shared, so no truncate or direct write frees the sectors it reads.
+ * shared while it maps, but an asynchronous one (AIO, io_uring) returns
+ * with its bios in flight and the lock dropped: so whatever frees a file's
+ * sectors under i_rwsem (truncate, hole punch, a direct write's swap)
+ * first waits for the inode's direct I/O (inode_dio_wait()), as ext4 and
+ * XFS do.  Writeback, which swaps extents without i_rwsem, can still free
+ * sectors under a read in flight; they stay pinned until the next commit,
+ * and only an allocation after it and a write that completes first could
+ * change what the read returns.
  *
  * Writes are copy-on-write exactly as writeback (file.c): each mapping,
  * at most TWIG_VFS_MAX_EXTENT bytes, is a newly allocated run, pending in
@@ -50,6 +57,7 @@ struct twig_dio_run {
 struct twig_dio_write {
 	struct list_head runs;
 	int error;		/* a mapping iomap did not write whole */
+	bool short_write;	/* ->end_io swapped only the first runs */
 };
 
 static bool twig_dio_misaligned(struct kiocb *iocb, struct iov_iter *iter)
@@ -197,6 +205,7 @@ static int twig_dio_end_io(struct kiocb *iocb, ssize_t size, int error,
 	struct twig_dio_write *dw = TWIG_I(inode)->dio_write;
 	struct twig_dio_run *run, *next;
 	unsigned int nofs;
+	u64 done = 0;
 
 	if (!error)
 		error = dw->error;
@@ -216,9 +225,20 @@ static int twig_dio_end_io(struct kiocb *iocb, ssize_t size, int error,
 					      &run->da, run->pos + run->len);
 		else
 			twig_data_alloc_drop(fs, &run->da);
+		if (!error)
+			done = run->pos + run->len - iocb->ki_pos;
 		kfree(run);
 	}
 	memalloc_nofs_restore(nofs);
+	/*
+	 * The runs swapped before a failed swap (ENOSPC, an abort) are in
+	 * the file, with i_size past them: a short write, as write(2) has
+	 * to report it, not an error.  iomap passes a positive count on.
+	 */
+	if (error && done) {
+		dw->short_write = true;
+		return done;
+	}
 	return error;
 }
 
@@ -243,8 +263,11 @@ static ssize_t twig_dio_buffered(struct kiocb *iocb, struct iov_iter *from)
 	if (ret <= 0)
 		return ret;
 	err = filemap_write_and_wait_range(mapping, pos, pos + ret - 1);
-	if (err)
+	if (err) {
+		/* as direct_write_fallback(): how much is on disk is unknown */
+		iocb->ki_pos -= ret;
 		return err;
+	}
 	invalidate_mapping_pages(mapping, pos >> PAGE_SHIFT,
 				 (pos + ret - 1) >> PAGE_SHIFT);
 	return ret;
@@ -262,6 +285,8 @@ static ssize_t twig_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	if (iocb->ki_flags & IOCB_NOWAIT)
 		return -EAGAIN;
 	inode_lock(inode);
+	/* an async direct read may still read sectors a swap here frees */
+	inode_dio_wait(inode);
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
 		goto out;
@@ -304,7 +329,7 @@ static ssize_t twig_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	/* -ENOTBLK: iomap could not drop the cached pages of the range */
 	if (ret == -ENOTBLK)
 		ret = 0;
-	if (ret >= 0 && iov_iter_count(from)) {
+	if (ret >= 0 && iov_iter_count(from) && !dw.short_write) {
 		done = ret;
 		ret = twig_dio_buffered(iocb, from);
 		ret = ret < 0 ? (done ?: ret) : done + ret;

@@ -612,6 +612,8 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		return 0;
 	}
 
+	/* no async direct read (direct.c) may still read what goes */
+	inode_dio_wait(inode);
 	/* the same size: only what fallocate put past EOF goes */
 	if (new_size != old_size) {
 		truncate_setsize(inode, new_size);
@@ -1408,6 +1410,8 @@ static long twig_fallocate(struct file *file, int mode, loff_t offset,
 		return -EOPNOTSUPP;
 
 	inode_lock(inode);
+	/* a punch frees sectors an async direct read may still read */
+	inode_dio_wait(inode);
 	if (!(mode & (FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE)) &&
 	    end > i_size_read(inode)) {
 		ret = inode_newsize_ok(inode, end);

@@ -389,33 +389,6 @@ int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
 #define TWIG_DELETE_BATCH	16
 
 /*
- * The deletion below found no item of @ino left.  Look again, read-only,
- * before the orphan item goes: an orphan deleted while an item of the
- * inode is still there (an INODE_ITEM with nlink 0) is an inode no name
- * and no orphan reaches, which fsck reports as unreachable.  A race in
- * twig_walk_first() once did that, rarely, after dbench; should anything
- * else, WARN with the backtrace and keep the orphan, so that the next
- * mount finishes the job.
- */
-static bool twig_inode_items_left(struct twig_fs_info *fs, u64 ino,
-				  struct twig_path *path)
-{
-	struct twig_key key = { ino, 0, 0 };
-	struct twig_key found;
-	int ret;
-
-	ret = twig_walk_first(fs, &key, path);
-	if (ret == 0)
-		twig_item_key(path->nodes[0], path->slots[0], &found);
-	twig_release_path(path);
-	if (ret || found.objectid != ino)
-		return false;
-	WARN(1, "twigfs: %s: inode %llu: item (%llu %u %llu) left after deleting them all\n",
-	     fs->sb->s_id, ino, found.objectid, found.type, found.offset);
-	return true;
-}
-
-/*
  * Delete every item of @ino (inode, refs, extents), freeing data sectors,
  * TWIG_DELETE_BATCH per transaction handle.  A handle stops before a
  * delete beyond its batch, never after the last one, so the handle that
@@ -501,9 +474,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 			key.type = 0;
 			key.offset = 0;
 		}
-		if (ret == 1 && twig_inode_items_left(fs, ino, path))
-			ret = 0;	/* a kernel bug: keep the orphan, see there */
-		else if (ret == 1)
+		if (ret == 1)
 			ret = twig_orphan_del(trans, ino) ?: 1;
 		if (ret < 0)
 			twig_abort_transaction(trans, ret);

@@ -60,6 +60,17 @@
  *                                               fixed SEED picks both);
  *                                               prints the writes' and
  *                                               truncates' counts
+ *   twig-helper aio-read-truncate A B N         N rounds: 16 async (io_submit)
+ *                                               O_DIRECT 64 KiB reads of
+ *                                               A's 1 MiB of 'a', then at
+ *                                               once ftruncate(A, 0), fsync
+ *                                               (a commit frees its sectors)
+ *                                               and 1 MiB of 'b' written to
+ *                                               B and fsync'd; every read
+ *                                               must return 'a' or nothing,
+ *                                               never B's; prints the rounds
+ *                                               and the reads that returned
+ *                                               data
  *   twig-helper tmpfile DIR                     open(DIR, O_TMPFILE)
  *   twig-helper ioctl getflags|fiemap|fibmap FILE
  *                                               FS_IOC_GETFLAGS, FS_IOC_FIEMAP
@@ -85,6 +96,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <linux/aio_abi.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <unistd.h>
@@ -204,6 +216,87 @@ static int dio_truncate_race(const char *file, unsigned long long seed,
 	if (close(fd))
 		return fail();
 	printf("%ld %ld\n", writes, n);
+	return 0;
+}
+
+/*
+ * aio-read-truncate: async direct reads in flight while the file is
+ * truncated, its sectors freed by a commit and reused by another file.
+ * The truncate must wait for the reads (inode_dio_wait()), so a read
+ * returns the old data, or nothing once the truncate came first.
+ */
+#define AIO_READS	16
+#define AIO_LEN		65536
+
+static int aio_read_truncate(const char *a, const char *b, long n)
+{
+	struct iocb cbs[AIO_READS], *cbp[AIO_READS];
+	struct io_event ev[AIO_READS];
+	aio_context_t ctx = 0;
+	long round, got, data = 0;
+	int fa, fb, i, k;
+	char *src, *buf;
+
+	if (posix_memalign((void **)&src, 4096, AIO_READS * AIO_LEN) ||
+	    posix_memalign((void **)&buf, 4096, AIO_READS * AIO_LEN))
+		return fail();
+	if (syscall(SYS_io_setup, AIO_READS, &ctx))
+		return fail();
+	for (round = 0; round < n; round++) {
+		fa = open(a, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+		if (fa < 0)
+			return fail();
+		memset(src, 'a', AIO_READS * AIO_LEN);
+		if (pwrite(fa, src, AIO_READS * AIO_LEN, 0) !=
+		    AIO_READS * AIO_LEN || fsync(fa))
+			return fail();
+		memset(buf, 'x', AIO_READS * AIO_LEN);
+		for (i = 0; i < AIO_READS; i++) {
+			memset(&cbs[i], 0, sizeof(cbs[i]));
+			cbs[i].aio_fildes = fa;
+			cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+			cbs[i].aio_buf = (unsigned long)(buf + i * AIO_LEN);
+			cbs[i].aio_nbytes = AIO_LEN;
+			cbs[i].aio_offset = (long long)i * AIO_LEN;
+			cbp[i] = &cbs[i];
+		}
+		if (syscall(SYS_io_submit, ctx, AIO_READS, cbp) != AIO_READS)
+			return fail();
+		if (ftruncate(fa, 0) || fsync(fa))
+			return fail();
+		fb = open(b, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+		memset(src, 'b', AIO_READS * AIO_LEN);
+		if (fb < 0 || pwrite(fb, src, AIO_READS * AIO_LEN, 0) !=
+		    AIO_READS * AIO_LEN || fsync(fb) || close(fb))
+			return fail();
+		for (got = 0; got < AIO_READS; ) {
+			k = syscall(SYS_io_getevents, ctx, 1, AIO_READS - got,
+				    ev, NULL);
+			if (k < 0)
+				return fail();
+			for (i = 0; i < k; i++) {
+				if (ev[i].res != AIO_LEN && ev[i].res != 0) {
+					fprintf(stderr, "round %ld: a read returned %lld\n",
+						round, (long long)ev[i].res);
+					return 1;
+				}
+			}
+			got += k;
+		}
+		for (i = 0; i < AIO_READS * AIO_LEN; i++) {
+			if (buf[i] == 'b') {
+				fprintf(stderr, "round %ld: byte %d of the reads is B's\n",
+					round, i);
+				return 1;
+			}
+		}
+		for (i = 0; i < AIO_READS; i++)
+			data += buf[i * AIO_LEN] == 'a';
+		if (close(fa))
+			return fail();
+	}
+	syscall(SYS_io_destroy, ctx);
+	printf("%ld %ld\n", n, data);
 	return 0;
 }
 
@@ -530,6 +623,9 @@ int main(int argc, char **argv)
 		printf("%zd\n", n);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "aio-read-truncate"))
+		return aio_read_truncate(argv[2], argv[3],
+					 strtol(argv[4], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "dio-truncate-race"))
 		return dio_truncate_race(argv[2], strtoull(argv[3], NULL, 0),
 					 strtol(argv[4], NULL, 0));
