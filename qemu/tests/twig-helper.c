@@ -66,9 +66,9 @@
  *                                               once ftruncate(A, 0), fsync
  *                                               (a commit frees its sectors)
  *                                               and 1 MiB of 'b' written to
- *                                               B and fsync'd; every read
- *                                               must return 'a' or nothing,
- *                                               never B's; prints the rounds
+ *                                               B and fsync'd; every read must
+ *                                               return 64 KiB of 'a' or
+ *                                               nothing; prints the rounds
  *                                               and the reads that returned
  *                                               data
  *   twig-helper tmpfile DIR                     open(DIR, O_TMPFILE)
@@ -232,9 +232,10 @@ static int aio_read_truncate(const char *a, const char *b, long n)
 {
 	struct iocb cbs[AIO_READS], *cbp[AIO_READS];
 	struct io_event ev[AIO_READS];
+	long long res[AIO_READS];
 	aio_context_t ctx = 0;
 	long round, got, data = 0;
-	int fa, fb, i, k;
+	int fa, fb, i, j, k;
 	char *src, *buf;
 
 	if (posix_memalign((void **)&src, 4096, AIO_READS * AIO_LEN) ||
@@ -274,24 +275,24 @@ static int aio_read_truncate(const char *a, const char *b, long n)
 				    ev, NULL);
 			if (k < 0)
 				return fail();
-			for (i = 0; i < k; i++) {
-				if (ev[i].res != AIO_LEN && ev[i].res != 0) {
-					fprintf(stderr, "round %ld: a read returned %lld\n",
-						round, (long long)ev[i].res);
+			for (i = 0; i < k; i++)
+				res[(struct iocb *)(unsigned long)ev[i].obj -
+				    cbs] = ev[i].res;
+			got += k;
+		}
+		/* whole: all of A's data, or none and the buffer untouched */
+		for (i = 0; i < AIO_READS; i++) {
+			for (j = 0; j < AIO_LEN; j++) {
+				if ((res[i] != AIO_LEN && res[i] != 0) ||
+				    buf[i * AIO_LEN + j] != (res[i] ? 'a' : 'x')) {
+					fprintf(stderr, "round %ld: read %d returned %lld, byte %d is '%c'\n",
+						round, i, res[i], j,
+						buf[i * AIO_LEN + j]);
 					return 1;
 				}
 			}
-			got += k;
+			data += res[i] != 0;
 		}
-		for (i = 0; i < AIO_READS * AIO_LEN; i++) {
-			if (buf[i] == 'b') {
-				fprintf(stderr, "round %ld: byte %d of the reads is B's\n",
-					round, i);
-				return 1;
-			}
-		}
-		for (i = 0; i < AIO_READS; i++)
-			data += buf[i * AIO_LEN] == 'a';
 		if (close(fa))
 			return fail();
 	}
