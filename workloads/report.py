@@ -107,7 +107,9 @@ def ratio_ci(a, b, level=0.95):
 
     Returns (ratio, lo, hi); lo/hi are None when either side has fewer than
     two values or the interval is unbounded (mean(a) not distinguishable
-    from zero)."""
+    from zero).  Throughputs are never negative, so when mean(b) is not
+    distinguishable from zero (two noisy runs, 1 degree of freedom) the
+    lower bound is clipped at 0 instead of reporting a negative ratio."""
     ma, mb = mean(a), mean(b)
     r = mb / ma if ma else float("nan")
     if len(a) < 2 or len(b) < 2 or not ma:
@@ -121,7 +123,7 @@ def ratio_ci(a, b, level=0.95):
     if qa <= 0:
         return r, None, None
     disc = max(qb * qb - qa * qc, 0.0)
-    return r, (qb - math.sqrt(disc)) / qa, (qb + math.sqrt(disc)) / qa
+    return r, max((qb - math.sqrt(disc)) / qa, 0.0), (qb + math.sqrt(disc)) / qa
 
 
 def welch_power(delta, se, df, level=0.95):

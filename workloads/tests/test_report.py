@@ -100,6 +100,14 @@ class Stats(unittest.TestCase):
         r, lo, hi = report.ratio_ci([1, 100, 2], [50, 51, 49])
         self.assertIsNone(lo)
 
+    def test_fieller_clips_at_zero(self):
+        # b's mean is not distinguishable from 0 at 1 degree of freedom:
+        # the raw Fieller bound is negative, a throughput ratio cannot be
+        r, lo, hi = report.ratio_ci([100, 102], [10, 200])
+        self.assertAlmostEqual(r, 105 / 101)
+        self.assertEqual(lo, 0.0)
+        self.assertTrue(hi > r)
+
     def test_fieller_zero_spread(self):
         self.assertEqual(report.ratio_ci([2, 2], [4, 4]), (2.0, 2.0, 2.0))
 
