@@ -11,7 +11,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	crafted fuzz crash bench aa profile compare clean
+	crafted fuzz crash fsx bench aa profile compare clean
 
 all: tools module
 
@@ -54,6 +54,11 @@ crash: deps
 		FLAVOUR=$$f ROUNDS=$(or $(ROUNDS),12) SEED=$(or $(SEED),1) \
 			scripts/test-crash.sh || rc=1; \
 	done; exit $$rc
+
+# Random file operations checked against a model (scripts/test-fsx.sh):
+# JOBS files at once, OPS operations each, seeds from SEED.
+fsx: deps
+	@OPS=$(or $(OPS),20000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) scripts/test-fsx.sh
 
 bench: deps
 	@workloads/bench.sh

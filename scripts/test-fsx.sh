@@ -1,0 +1,52 @@
+#!/bin/bash
+# Long runs of twig-fsx (random file operations checked against a model,
+# qemu/tests/test-vfs-fsx.sh) in one guest: `make fsx`.
+#
+#   OPS (default 20000) operations per file, SEED (1) the first seed, JOBS
+#   (4) files of up to 1 MiB at once beside the small inline-crossing one;
+#   FLAVOUR=debug runs it on the lockdep + KASAN kernel.
+#
+# PASS/FAIL lines per file (its seed and op counts, or the failing operation
+# with the last ones before it), a remount comparison, fsck.twigfs after,
+# and "fsx: N passed, N failed".  The same OPS, SEED and JOBS give the same
+# operations: a failure is repeated by running them again.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ops=${OPS:-20000}
+seed=${SEED:-1}
+jobs=${JOBS:-4}
+for v in "$ops" "$seed" "$jobs"; do
+	[[ $v =~ ^[0-9]+$ ]] || { echo "test-fsx: OPS, SEED and JOBS are numbers" >&2; exit 2; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${TEST_LOGS:-$(mktemp -d)}/fsx	# console.log stays for reading
+mkdir -p "$out"
+cat >"$work/job.sh" <<JOB
+#!/bin/sh
+export FSX_OPS=$ops FSX_SEED=$seed FSX_JOBS=$jobs
+sh /twig/test-vfs-fsx.sh
+st=\$?
+umount /mnt 2>/dev/null
+if fsck.twigfs -n /dev/vda >/tmp/fsck.out 2>&1; then
+	echo "PASS fsx-fsck-clean"
+else
+	echo "FAIL fsx-fsck-clean: \$(head -n 8 /tmp/fsck.out | tr '\n' ' ')"
+	st=1
+fi
+exit \$st
+JOB
+echo "fsx: OPS=$ops SEED=$seed JOBS=$jobs${FLAVOUR:+ FLAVOUR=$FLAVOUR}; console in $out"
+rc=0
+QUIET=1 MOUNT=0 OUT=$out TIMEOUT=${TIMEOUT:-$((600 + ops / 10))} \
+	"$top/qemu/guest.sh" "$work/job.sh" >"$out/host.log" 2>&1 || rc=$?
+grep -E '^(PASS|FAIL) |^ *# ' "$out/console.log" || true
+passed=$(grep -c '^PASS ' "$out/console.log" || true)
+failed=$(grep -c '^FAIL ' "$out/console.log" || true)
+if ((rc && !failed)); then
+	echo "FAIL fsx-guest: the guest ended with status $rc (see $out/console.log)"
+	failed=1
+fi
+echo "fsx: $passed passed, $failed failed"
+((!failed))
