@@ -19,6 +19,8 @@
  *                 fsync, seek, copy, reopen
  *     -m path     at the end, write the model there (to compare the file
  *                 with it after a remount)
+ *     -a n        O_DIRECT offsets and lengths are multiples of n (default:
+ *                 the file's st_blksize; twigfs needs its 4 KiB sector)
  *
  * Checks beside the data: st_size after every operation that sets it; a
  * mapped read of the last page sees zeroes past EOF; SEEK_DATA/SEEK_HOLE
@@ -38,8 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DIO_ALIGN	512	/* twigfs's sector: offsets and lengths */
-#define BUF_ALIGN	4096	/* buffers, for any filesystem */
+#define BUF_ALIGN	4096	/* O_DIRECT buffers, for any filesystem */
 #define HISTORY		32
 
 enum op {
@@ -74,6 +75,7 @@ static unsigned long opnr, counts[OP_NR];
 static struct logent hist[HISTORY];
 static char copy_note[HISTORY][32];
 static long pagesz;
+static off_t dio_align;	/* O_DIRECT offsets and lengths: -a, or st_blksize */
 
 static uint64_t rnd(void)
 {
@@ -485,8 +487,8 @@ static void run_op(enum op op)
 	     op == OP_COPY) && fsize)
 		off = rnd_below(fsize);
 	if (op == OP_DWRITE || op == OP_DREAD) {
-		off &= ~(off_t)(DIO_ALIGN - 1);
-		len = (len + DIO_ALIGN - 1) & ~(off_t)(DIO_ALIGN - 1);
+		off -= off % dio_align;
+		len += (dio_align - len % dio_align) % dio_align;
 		if (off + len > maxsize)
 			len = maxsize - off;
 	}
@@ -598,7 +600,7 @@ int main(int argc, char **argv)
 	maxlen = 65536;
 	maxsize = 1048576;
 	rng = 1;
-	while ((c = getopt(argc, argv, "N:S:l:f:c:d:x:m:")) != -1) {
+	while ((c = getopt(argc, argv, "N:S:l:f:c:d:x:m:a:")) != -1) {
 		switch (c) {
 		case 'N':
 			ops = number("N", optarg, 0);
@@ -611,7 +613,7 @@ int main(int argc, char **argv)
 			maxlen = number("l", optarg, 1);
 			break;
 		case 'f':
-			maxsize = number("f", optarg, DIO_ALIGN);
+			maxsize = number("f", optarg, BUF_ALIGN);
 			break;
 		case 'c':
 			check_every = number("c", optarg, 1);
@@ -636,8 +638,11 @@ int main(int argc, char **argv)
 		case 'm':
 			model_out = optarg;
 			break;
+		case 'a':
+			dio_align = number("a", optarg, 1);
+			break;
 		default:
-			fprintf(stderr, "usage: twig-fsx [-N ops] [-S seed] [-l len] [-f size] [-c n] [-d n] [-x ops] [-m model] FILE\n");
+			fprintf(stderr, "usage: twig-fsx [-N ops] [-S seed] [-l len] [-f size] [-c n] [-d n] [-x ops] [-m model] [-a align] FILE\n");
 			return 2;
 		}
 	}
@@ -646,7 +651,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
-	maxsize &= ~(off_t)(DIO_ALIGN - 1);
+	maxsize -= maxsize % BUF_ALIGN;
 	if (maxlen > maxsize)
 		maxlen = maxsize;
 	for (int op = 0; op < OP_NR; op++)
@@ -668,6 +673,18 @@ int main(int argc, char **argv)
 	}
 	unlink(path);
 	open_file();
+	if (!dio_align) {
+		struct stat st;
+
+		if (fstat(fd, &st))
+			sys_fail("fstat");
+		dio_align = st.st_blksize;
+	}
+	if (dio_align > BUF_ALIGN || BUF_ALIGN % dio_align || maxsize % dio_align) {
+		fprintf(stderr, "twig-fsx: O_DIRECT alignment %jd does not divide %d and the file size\n",
+			(intmax_t)dio_align, BUF_ALIGN);
+		return 2;
+	}
 
 	for (opnr = 1; opnr <= ops; opnr++) {
 		run_op(pick(weight, total));
