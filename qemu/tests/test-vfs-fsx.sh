@@ -14,7 +14,7 @@ L=$(dirname "$0")/twig-lib.sh
 # shellcheck source=qemu/tests/twig-lib.sh
 . "$L"
 
-ops=${FSX_OPS:-1500}
+ops=${FSX_OPS:-4000}
 seed=${FSX_SEED:-1}
 jobs=${FSX_JOBS:-2}
 FSX=$(dirname "$HELPER")/twig-fsx
