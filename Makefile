@@ -58,7 +58,7 @@ crash: deps
 # Random file operations checked against a model (scripts/test-fsx.sh):
 # JOBS files at once, OPS operations each, seeds from SEED.
 fsx: deps
-	@OPS=$(or $(OPS),20000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) scripts/test-fsx.sh
+	@OPS=$(or $(OPS),50000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) scripts/test-fsx.sh
 
 bench: deps
 	@workloads/bench.sh

@@ -2,7 +2,7 @@
 # Long runs of twig-fsx (random file operations checked against a model,
 # qemu/tests/test-vfs-fsx.sh) in one guest: `make fsx`.
 #
-#   OPS (default 20000) operations per file, SEED (1) the first seed, JOBS
+#   OPS (default 50000) operations per file, SEED (1) the first seed, JOBS
 #   (4) files of up to 1 MiB at once beside the small inline-crossing one;
 #   FLAVOUR=debug runs it on the lockdep + KASAN kernel.
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-ops=${OPS:-20000}
+ops=${OPS:-50000}
 seed=${SEED:-1}
 jobs=${JOBS:-4}
 for v in "$ops" "$seed" "$jobs"; do
