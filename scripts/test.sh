@@ -2,12 +2,13 @@
 # `make test`: every test layer, then one line "N passed, N failed".
 #
 # Layers: the userspace tools' tests (ASan/UBSan), the report generator's
-# tests, the harness's own tests (a failing job, an oops, a WARNING and a
-# hang must each fail a run), the guest suite (KUnit and qemu/tests/*.sh,
-# one boot; again on linux-source-6.12 when the run is on 6.1), crash
-# consistency across boots, the damaged-image corpus (every crafted class
-# and a few fixed mutation seeds), and the concurrency test under the five
-# lock configurations on the lockdep + KASAN kernel.  Each layer reports
+# tests, twig-fsx on the host's own filesystem (ASan/UBSan), the harness's
+# own tests (a failing job, an oops, a WARNING and a hang must each fail a
+# run), the guest suite (KUnit and qemu/tests/*.sh, one boot; again on
+# linux-source-6.12 when the run is on 6.1), crash consistency across
+# boots, the damaged-image corpus (every crafted class and a few fixed
+# mutation seeds), and the concurrency test under the five lock
+# configurations on the lockdep + KASAN kernel.  Each layer reports
 # PASS/FAIL lines; a layer that dies without reporting counts as one
 # failure.  KERNEL=6.12 runs every layer on 6.12.
 set -euo pipefail
@@ -45,6 +46,7 @@ layer() {
 start=$SECONDS
 layer tools make -C "$top/mkfs" test
 layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
+layer fsx-host "$top/scripts/test-fsx.sh" --host
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
 # The second kernel generation's guest layer (default flavour), unless the
