@@ -56,9 +56,10 @@ crash: deps
 	done; exit $$rc
 
 # Random file operations checked against a model (scripts/test-fsx.sh):
-# JOBS files at once, OPS operations each, seeds from SEED.
+# JOBS files at once, OPS operations each, seeds from SEED, NODESIZE nodes.
 fsx: deps
-	@OPS=$(or $(OPS),50000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) scripts/test-fsx.sh
+	@OPS=$(or $(OPS),50000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) \
+		NODESIZE=$(or $(NODESIZE),4K) scripts/test-fsx.sh
 
 bench: deps
 	@workloads/bench.sh

@@ -3,8 +3,9 @@
 # qemu/tests/test-vfs-fsx.sh) in one guest: `make fsx`.
 #
 #   OPS (default 50000) operations per file, SEED (1) the first seed, JOBS
-#   (4) files of up to 1 MiB at once beside the small inline-crossing one;
-#   FLAVOUR=debug runs it on the lockdep + KASAN kernel.
+#   (4) files of up to 1 MiB at once beside the small inline-crossing one,
+#   on NODESIZE (4K) tree nodes; FLAVOUR=debug runs it on the lockdep +
+#   KASAN kernel.
 #
 # PASS/FAIL lines per file (its seed and op counts, or the failing operation
 # with the last ones before it), a remount comparison, fsck.twigfs after,
@@ -42,6 +43,8 @@ fi
 ops=${OPS:-50000}
 seed=${SEED:-1}
 jobs=${JOBS:-4}
+nodesize=${NODESIZE:-4K}
+[[ $nodesize =~ ^[0-9]+[Kk]?$ ]] || { echo "test-fsx: NODESIZE is a size like 4K or 16K" >&2; exit 2; }
 for v in "$ops" "$seed" "$jobs"; do
 	[[ $v =~ ^[0-9]+$ ]] || { echo "test-fsx: OPS, SEED and JOBS are numbers" >&2; exit 2; }
 done
@@ -51,7 +54,7 @@ out=${TEST_LOGS:-$(mktemp -d)}/fsx	# console.log stays for reading
 mkdir -p "$out"
 cat >"$work/job.sh" <<JOB
 #!/bin/sh
-export FSX_OPS=$ops FSX_SEED=$seed FSX_JOBS=$jobs
+export FSX_OPS=$ops FSX_SEED=$seed FSX_JOBS=$jobs FSX_NODESIZE=$nodesize
 sh /twig/test-vfs-fsx.sh
 st=\$?
 umount /mnt 2>/dev/null
@@ -63,7 +66,7 @@ else
 fi
 exit \$st
 JOB
-echo "fsx: OPS=$ops SEED=$seed JOBS=$jobs${FLAVOUR:+ FLAVOUR=$FLAVOUR}; console in $out"
+echo "fsx: OPS=$ops SEED=$seed JOBS=$jobs NODESIZE=$nodesize${FLAVOUR:+ FLAVOUR=$FLAVOUR}; console in $out"
 rc=0
 QUIET=1 MOUNT=0 OUT=$out TIMEOUT=${TIMEOUT:-$((600 + ops / 10))} \
 	"$top/qemu/guest.sh" "$work/job.sh" >"$out/host.log" 2>&1 || rc=$?
