@@ -59,7 +59,7 @@ crash: deps
 # JOBS files at once, OPS operations each, seeds from SEED, NODESIZE nodes.
 fsx: deps
 	@OPS=$(or $(OPS),50000) SEED=$(or $(SEED),1) JOBS=$(or $(JOBS),4) \
-		NODESIZE=$(or $(NODESIZE),4K) scripts/test-fsx.sh
+		NODESIZE=$(or $(NODESIZE),4K) MOUNT_OPTS="$(MOUNT_OPTS)" scripts/test-fsx.sh
 
 bench: deps
 	@workloads/bench.sh

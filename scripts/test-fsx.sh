@@ -4,8 +4,9 @@
 #
 #   OPS (default 50000) operations per file, SEED (1) the first seed, JOBS
 #   (4) files of up to 1 MiB at once beside the small inline-crossing one,
-#   on NODESIZE (4K) tree nodes; FLAVOUR=debug runs it on the lockdep +
-#   KASAN kernel.
+#   on NODESIZE (4K) tree nodes, mounted with MOUNT_OPTS (none; e.g.
+#   "commit=1,lock=rwsem" or "sync"); FLAVOUR=debug runs it on the lockdep
+#   + KASAN kernel.
 #
 # PASS/FAIL lines per file (its seed and op counts, or the failing operation
 # with the last ones before it), a remount comparison, fsck.twigfs after,
@@ -45,6 +46,8 @@ seed=${SEED:-1}
 jobs=${JOBS:-4}
 nodesize=${NODESIZE:-4K}
 [[ $nodesize =~ ^[0-9]+[Kk]?$ ]] || { echo "test-fsx: NODESIZE is a size like 4K or 16K" >&2; exit 2; }
+opts=${MOUNT_OPTS:-}
+[[ $opts =~ ^[A-Za-z0-9=,_]*$ ]] || { echo "test-fsx: MOUNT_OPTS is a comma list like commit=1,lock=rwsem" >&2; exit 2; }
 for v in "$ops" "$seed" "$jobs"; do
 	[[ $v =~ ^[0-9]+$ ]] || { echo "test-fsx: OPS, SEED and JOBS are numbers" >&2; exit 2; }
 done
@@ -54,7 +57,7 @@ out=${TEST_LOGS:-$(mktemp -d)}/fsx	# console.log stays for reading
 mkdir -p "$out"
 cat >"$work/job.sh" <<JOB
 #!/bin/sh
-export FSX_OPS=$ops FSX_SEED=$seed FSX_JOBS=$jobs FSX_NODESIZE=$nodesize
+export FSX_OPS=$ops FSX_SEED=$seed FSX_JOBS=$jobs FSX_NODESIZE=$nodesize TWIG_OPTS=$opts
 sh /twig/test-vfs-fsx.sh
 st=\$?
 umount /mnt 2>/dev/null
@@ -66,7 +69,7 @@ else
 fi
 exit \$st
 JOB
-echo "fsx: OPS=$ops SEED=$seed JOBS=$jobs NODESIZE=$nodesize${FLAVOUR:+ FLAVOUR=$FLAVOUR}; console in $out"
+echo "fsx: OPS=$ops SEED=$seed JOBS=$jobs NODESIZE=$nodesize${opts:+ MOUNT_OPTS=$opts}${FLAVOUR:+ FLAVOUR=$FLAVOUR}; console in $out"
 rc=0
 QUIET=1 MOUNT=0 OUT=$out TIMEOUT=${TIMEOUT:-$((600 + ops / 10))} \
 	"$top/qemu/guest.sh" "$work/job.sh" >"$out/host.log" 2>&1 || rc=$?

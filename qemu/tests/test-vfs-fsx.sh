@@ -25,6 +25,7 @@ FSX=$(dirname "$HELPER")/twig-fsx
 cd / && umount "$MNT" 2>/dev/null
 { mkfs.twigfs -q -f -n "${FSX_NODESIZE:-4K}" "$DEV" && mount_twig; } ||
 	{ fail setup "mkfs or mount failed"; finish; }
+grep " $MNT " /proc/mounts | sed 's/^/    # /'
 [ -x "$FSX" ] || { fail setup "no twig-fsx"; finish; }
 mkdir "$MNT/fsx" || { fail setup "mkdir failed"; finish; }
 
