@@ -3,7 +3,7 @@
  * twig-fsx: random file operations checked against a model of the file, in
  * the spirit of fsx from fstests (written anew here, not copied).  Every
  * operation that changes the file is applied to an in-memory copy too; every
- * read, and a full comparison every CHECK operations, must match it byte
+ * read, and a whole-file comparison every -c operations, must match it byte
  * for byte.  The same seed gives the same operations.
  *
  *   twig-fsx [options] FILE
@@ -26,7 +26,8 @@
  * mapped read of the last page sees zeroes past EOF; SEEK_DATA/SEEK_HOLE
  * never call bytes a hole that the model holds as non-zero.
  * Exit status 0 when every check held; 1 with the failing operation, the
- * bytes around the first difference and the last operations on stderr.
+ * bytes around the first difference and the last operations on stderr; 2
+ * on bad usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
