@@ -2,8 +2,8 @@
 # Variables (see README.md): KERNEL=6.1|6.12, KERNEL_SRC, SERIES,
 # FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
 # TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
-# (make fuzz), ROUNDS, SEED and FLAVOURS (make crash), and the bench
-# variables.
+# (make fuzz), ROUNDS, SEED and FLAVOURS (make crash), OPS, SEED, JOBS,
+# NODESIZE and MOUNT_OPTS (make fsx), and the bench variables.
 
 SHELL := /bin/bash
 export FLAVOUR ?= default

@@ -21,20 +21,24 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [[ ${1:-} == --host ]]; then
+	# the program in /tmp, its files on a disk filesystem (/tmp may be
+	# a tmpfs, /var/tmp noexec)
+	bin=$(mktemp -d)
 	dir=$(mktemp -d /var/tmp/twig-fsx.XXXXXX)
-	trap 'rm -rf "$dir"' EXIT
+	trap 'rm -rf "$bin" "$dir"' EXIT
 	cc -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-Wall -Wextra -Werror -o "$dir/twig-fsx" "$top/qemu/tests/twig-fsx.c"
+		-Wall -Wextra -Werror -o "$bin/twig-fsx" "$top/qemu/tests/twig-fsx.c"
 	export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1
 	fails=0
 	for run in "1" "2" "3" "1001 -f 4096 -l 3000"; do
 		read -r s args <<<"$run"
 		# shellcheck disable=SC2086 # args: options, split on purpose
-		if "$dir/twig-fsx" -N 2000 -S "$s" -d 0 -m "$dir/model" $args "$dir/f" \
+		if "$bin/twig-fsx" -N 2000 -S "$s" -d 0 -m "$dir/model" $args "$dir/f" \
 			>"$dir/out" 2>&1 && cmp -s "$dir/model" "$dir/f"; then
 			echo "PASS fsx-host-seed-$s"
 		else
 			echo "FAIL fsx-host-seed-$s: $(grep -v '^ ' "$dir/out" | tail -n 3 | tr '\n' ' ')"
+			sed 's/^/    /' "$dir/out" | tail -n 60
 			fails=$((fails + 1))
 		fi
 	done
@@ -78,6 +82,7 @@ passed=$(grep -c '^PASS ' "$out/console.log" || true)
 failed=$(grep -c '^FAIL ' "$out/console.log" || true)
 if ((rc && !failed)); then
 	echo "FAIL fsx-guest: the guest ended with status $rc (see $out/console.log)"
+	tail -n 6 "$out/host.log" | sed 's/^/    /'
 	failed=1
 fi
 echo "fsx: $passed passed, $failed failed"

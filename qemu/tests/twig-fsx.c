@@ -19,8 +19,9 @@
  *                 fsync, seek, copy, reopen
  *     -m path     at the end, write the model there (to compare the file
  *                 with it after a remount)
- *     -a n        O_DIRECT offsets and lengths are multiples of n (default:
- *                 the file's st_blksize; twigfs needs its 4 KiB sector)
+ *     -a n        O_DIRECT offsets and lengths are multiples of n, a divisor
+ *                 of 4096 (default: the file's st_blksize if it is one,
+ *                 else 4096; twigfs needs its 4 KiB sector)
  *
  * Checks beside the data: st_size after every operation that sets it; a
  * mapped read of the last page sees zeroes past EOF; SEEK_DATA/SEEK_HOLE
@@ -393,8 +394,6 @@ static void do_seek(off_t off)
 		if (model[i])
 			die("SEEK_DATA from 0x%jx skipped to 0x%jx over data at 0x%jx",
 			    (intmax_t)off, (intmax_t)d, (intmax_t)i);
-	if (off >= fsize)
-		return;
 	h = lseek(fd, off, SEEK_HOLE);
 	if (h < 0)
 		sys_fail("SEEK_HOLE");
@@ -680,9 +679,13 @@ int main(int argc, char **argv)
 		if (fstat(fd, &st))
 			sys_fail("fstat");
 		dio_align = st.st_blksize;
+		/* NFS's or ZFS's st_blksize is no O_DIRECT rule: use a page */
+		if (dio_align <= 0 || dio_align > BUF_ALIGN || BUF_ALIGN % dio_align)
+			dio_align = BUF_ALIGN;
 	}
-	if (dio_align > BUF_ALIGN || BUF_ALIGN % dio_align || maxsize % dio_align) {
-		fprintf(stderr, "twig-fsx: O_DIRECT alignment %jd does not divide %d and the file size\n",
+	/* maxsize is a multiple of BUF_ALIGN, so of any divisor of it */
+	if (dio_align > BUF_ALIGN || BUF_ALIGN % dio_align) {
+		fprintf(stderr, "twig-fsx: -a %jd: the O_DIRECT alignment must divide %d\n",
 			(intmax_t)dio_align, BUF_ALIGN);
 		return 2;
 	}
