@@ -217,14 +217,15 @@ static void fill(unsigned char *to, off_t off, off_t len)
 		to[i] = (unsigned char)(((uint64_t)(off + i) * (h | 1)) >> 11 ^ h >> 24);
 }
 
-static void do_write(off_t off, off_t len)
+/* a write through wfd (fd, or dfd with its aligned buffer) */
+static void do_write(int wfd, unsigned char *from, off_t off, off_t len, const char *how)
 {
-	fill(buf, off, len);
-	full_write(fd, buf, off, len, "pwrite");
+	fill(from, off, len);
+	full_write(wfd, from, off, len, how);
 	if (off + len > fsize)
 		model_resize(off + len);
-	memcpy(model + off, buf, len);
-	check_size("write");
+	memcpy(model + off, from, len);
+	check_size(how);
 }
 
 /* what a read of len bytes at off must return: up to EOF, never past it */
@@ -235,21 +236,21 @@ static off_t expect_count(off_t off, off_t len)
 	return off + len > fsize ? fsize - off : len;
 }
 
-static void do_read(off_t off, off_t len)
+/*
+ * One pread through rfd (fd, or dfd with its aligned buffer): a regular
+ * file returns everything up to EOF at once, as fsx expects too (and a
+ * second direct read from an unaligned EOF would be EINVAL).
+ */
+static void do_read(int rfd, unsigned char *to, off_t off, off_t len, const char *how)
 {
-	off_t done = 0, want = expect_count(off, len);
-	ssize_t n;
+	ssize_t n = pread(rfd, to, len, off);
 
-	do {
-		n = pread(fd, buf + done, len - done, off + done);
-		if (n < 0)
-			sys_fail("pread");
-		done += n;
-	} while (n > 0 && done < len);
-	if (done != want)
-		die("pread at 0x%jx of 0x%jx returned 0x%jx bytes, file size 0x%jx",
-		    (intmax_t)off, (intmax_t)len, (intmax_t)done, (intmax_t)fsize);
-	compare(buf, off, done, "read");
+	if (n < 0)
+		sys_fail(how);
+	if (n != expect_count(off, len))
+		die("%s at 0x%jx of 0x%jx returned 0x%zx bytes, file size 0x%jx",
+		    how, (intmax_t)off, (intmax_t)len, n, (intmax_t)fsize);
+	compare(to, off, n, how);
 }
 
 static unsigned char *map_range(off_t off, off_t len, off_t *pgoff, off_t *maplen, int prot)
@@ -339,30 +340,6 @@ static void do_fallocate(enum op op, off_t off, off_t len, int keep)
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > fsize)
 		model_resize(off + len);
 	check_size(op_name[op]);
-}
-
-static void do_dwrite(off_t off, off_t len)
-{
-	fill(dbuf, off, len);
-	full_write(dfd, dbuf, off, len, "O_DIRECT pwrite");
-	if (off + len > fsize)
-		model_resize(off + len);
-	memcpy(model + off, dbuf, len);
-	check_size("dwrite");
-}
-
-static void do_dread(off_t off, off_t len)
-{
-	ssize_t n;
-
-	/* a direct read stops at EOF: count what it returned */
-	n = pread(dfd, dbuf, len, off);
-	if (n < 0)
-		sys_fail("O_DIRECT pread");
-	if (n != expect_count(off, len))
-		die("O_DIRECT pread at 0x%jx of 0x%jx returned 0x%zx, file size 0x%jx",
-		    (intmax_t)off, (intmax_t)len, n, (intmax_t)fsize);
-	compare(dbuf, off, n, "dread");
 }
 
 static void do_fsync(int data_only)
@@ -501,10 +478,10 @@ static void run_op(enum op op)
 
 	switch (op) {
 	case OP_WRITE:
-		do_write(off, len);
+		do_write(fd, buf, off, len, "write");
 		break;
 	case OP_READ:
-		do_read(off, len);
+		do_read(fd, buf, off, len, "read");
 		break;
 	case OP_MAPWRITE:
 		do_mapwrite(off, len);
@@ -523,10 +500,10 @@ static void run_op(enum op op)
 		do_fallocate(op, off, len, keep);
 		break;
 	case OP_DWRITE:
-		do_dwrite(off, len);
+		do_write(dfd, dbuf, off, len, "O_DIRECT write");
 		break;
 	case OP_DREAD:
-		do_dread(off, len);
+		do_read(dfd, dbuf, off, len, "O_DIRECT read");
 		break;
 	case OP_FSYNC:
 		do_fsync(keep);
