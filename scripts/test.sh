@@ -10,7 +10,8 @@
 # mutation seeds), and the concurrency test under the five lock
 # configurations on the lockdep + KASAN kernel.  Each layer reports
 # PASS/FAIL lines; a layer that dies without reporting counts as one
-# failure.  KERNEL=6.12 runs every layer on 6.12.
+# failure.  KERNEL=6.12 runs every layer on 6.12.  The switchback layer tests
+# workloads/switchback.py, the analysis of switchback runs.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +47,7 @@ layer() {
 start=$SECONDS
 layer tools make -C "$top/mkfs" test
 layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
+layer switchback /usr/bin/python3 "$top/workloads/tests/test_switchback.py"
 layer fsx-host "$top/scripts/test-fsx.sh" --host
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"

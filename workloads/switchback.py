@@ -1,0 +1,753 @@
+#!/usr/bin/python3
+"""Analyse "switchback" benchmark runs (issue 26): one long workload run
+whose lock configuration the guest controller twig-switch changes every
+WINDOW, in randomized blocks that hold every configuration once (and a
+second copy of the baseline, "<baseline>#B", the A/A control).
+
+    switchback.py <results> [--settle MS] [--out DIR]
+
+Finds every <results>/boot-*/switchback/*/switch.log, writes
+switchback.md, switchback.json, stationarity-*.csv/.png and summary.txt (a
+table to paste into a commit message, also printed) into --out (default:
+<results>).
+
+Method.  A window's throughput is the counter's increase over its settled
+part (from the first sample at or after start + SETTLE to the last sample
+before its end) divided by the time between those samples.  Blocks that
+lack a window (the last one, usually) are dropped.  In each block, each
+label's log throughput minus the baseline window's is its log ratio; the
+estimate is exp(mean log ratio) with a 95% interval from a circular block
+bootstrap over the sequence of blocks (block length round(n^(1/3)) blocks,
+at least 1; 4000 resamples, seed 26; percentile interval, widened by
+sqrt(n/(n-1)) and t/z for the number of resampled blocks against its
+small-sample shortfall).  Beside it: a
+regression of the windows' log throughput on label dummies and a smooth
+time trend (Legendre polynomials) with Newey-West (HAC) errors.  The A/A
+label's interval half-width is the run's floor: changes below it are not
+resolvable by this run.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy
+import scipy.stats
+
+DEFAULT_SETTLE_MS = 500
+SETTLES_MS = (0, 100, 200, 500, 1000)
+ACF_LAGS_S = (1, 2, 5, 10)
+NBOOT = 4000
+SEED = 26
+AA_SUFFIX = "#B"
+
+
+# ------------------------------------------------------------------ parsing
+
+def parse_log(text):
+    """Parse a twig-switch log (the text, not the path).
+
+    Returns a dict: params (name -> string), configs (label -> list of
+    settings, in file order), samples (list of [t_us, count]), windows
+    (list of dicts t_us, block, label, pre: the index in samples of the
+    last sample taken before the W line, or None), end_us (None when the
+    log has no E line), baseline (param baseline, else the label L that has
+    an L#B, else the first label), labels (config labels, else W labels,
+    in order of first appearance), errors (the text of twig-switch's
+    "X <t_us> <why>" lines: why it stopped).  Unknown or malformed lines are ignored.
+    """
+    log = {"params": {}, "configs": {}, "samples": [], "windows": [], "end_us": None,
+           "end_pre": None, "errors": []}
+    for line in text.splitlines():
+        f = line.split()
+        if not f or f[0].startswith("#"):
+            continue
+        try:
+            if f[0] == "param" and len(f) >= 3:
+                log["params"][f[1]] = " ".join(f[2:])
+            elif f[0] == "config" and len(f) >= 2:
+                log["configs"][f[1]] = f[2:]
+            elif f[0] == "S" and len(f) >= 3:
+                log["samples"].append([int(f[1]), int(f[2])])
+            elif f[0] == "W" and len(f) >= 4:
+                log["windows"].append({"t_us": int(f[1]), "block": int(f[2]), "label": f[3],
+                                       "pre": len(log["samples"]) - 1 if log["samples"]
+                                       else None})
+            elif f[0] == "X" and len(f) >= 2 and int(f[1]) >= 0:
+                log["errors"].append(" ".join(f[1:]))
+            elif f[0] == "E" and len(f) >= 2:
+                log["end_us"] = int(f[1])
+                log["end_pre"] = len(log["samples"]) - 1 if log["samples"] else None
+        except ValueError:
+            continue
+    labels = list(log["configs"])
+    for w in log["windows"]:
+        if w["label"] not in labels:
+            labels.append(w["label"])
+    log["labels"] = labels
+    base = log["params"].get("baseline")
+    if not base:
+        aa = [lb for lb in labels if lb.endswith(AA_SUFFIX) and lb[:-len(AA_SUFFIX)] in labels]
+        base = aa[0][:-len(AA_SUFFIX)] if aa else (labels[0] if labels else None)
+    log["baseline"] = base
+    return log
+
+
+def read_log(path):
+    """parse_log() of the file at @path."""
+    with open(path, errors="replace") as f:
+        return parse_log(f.read())
+
+
+def param_ms(log, name, default=None):
+    try:
+        return float(log["params"][name])
+    except (KeyError, ValueError):
+        return default
+
+
+# ----------------------------------------------------------- window cutting
+
+def windows(log, settle_ms=DEFAULT_SETTLE_MS):
+    """The windows of @log with their settled throughput.
+
+    Each: block, label, prev (the label of the window just before, or None),
+    t_us, end_us, rate (ops/s over the settled part, None when it holds
+    fewer than two samples), ops, seconds (of the settled part), t0_us and
+    t1_us (the samples used), idx (indices of the samples in the settled
+    part).  The sample just before the W line counts as taken at t_us.
+    A window whose end is unknown (no next W and no E), or that was cut
+    short (shorter than 90% of param window_ms: twig-switch stopped), has
+    rate None.
+    """
+    S = log["samples"]
+    ws = log["windows"]
+    out = []
+    for k, w in enumerate(ws):
+        if k + 1 < len(ws):
+            end_us, last = ws[k + 1]["t_us"], ws[k + 1]["pre"]
+        elif log["end_us"] is not None:
+            end_us, last = log["end_us"], log["end_pre"]
+        else:
+            end_us, last = None, None
+        first = w["pre"] if w["pre"] is not None else -1
+        rec = {"block": w["block"], "label": w["label"],
+               "prev": ws[k - 1]["label"] if k else None,
+               "t_us": w["t_us"], "end_us": end_us, "rate": None, "ops": None,
+               "seconds": None, "t0_us": None, "t1_us": None, "idx": []}
+        win = param_ms(log, "window_ms")
+        if win is not None and end_us is not None and end_us - w["t_us"] < 900 * win:
+            end_us = None
+        if end_us is not None and last is not None:
+            idx = []
+            for i in range(max(first, 0), last + 1):
+                t = max(S[i][0], w["t_us"]) if i == first else S[i][0]
+                if w["t_us"] + settle_ms * 1000 <= t <= end_us:
+                    idx.append(i)
+            rec["idx"] = idx
+            if len(idx) >= 2:
+                i0, i1 = idx[0], idx[-1]
+                dt = (S[i1][0] - S[i0][0]) / 1e6
+                if dt > 0:
+                    rec.update(ops=S[i1][1] - S[i0][1], seconds=dt, rate=(S[i1][1] - S[i0][1]) / dt,
+                               t0_us=S[i0][0], t1_us=S[i1][0])
+        out.append(rec)
+    return out
+
+
+def complete_blocks(log, wins):
+    """The block numbers in which every label has exactly one window with a
+    rate, in run order."""
+    labels = set(log["labels"])
+    by = {}
+    for w in wins:
+        by.setdefault(w["block"], []).append(w)
+    good = []
+    for b, bw in by.items():
+        got = [w["label"] for w in bw]
+        if (sorted(got) == sorted(labels) and len(set(got)) == len(got)
+                and all(w["rate"] is not None and w["rate"] > 0 for w in bw)):
+            good.append(b)
+    return good
+
+
+def block_ratios(log, wins):
+    """{label: [(block, log ratio to the baseline window of that block), ...]}
+    for every non-baseline label, over the complete blocks in order."""
+    base = log["baseline"]
+    out = {lb: [] for lb in log["labels"] if lb != base}
+    good = set(complete_blocks(log, wins))
+    by = {}
+    for w in wins:
+        if w["block"] in good:
+            by.setdefault(w["block"], {})[w["label"]] = w
+    for b in sorted(by):
+        lb0 = math.log(by[b][base]["rate"])
+        for lb in out:
+            out[lb].append((b, math.log(by[b][lb]["rate"]) - lb0))
+    return out
+
+
+# ---------------------------------------------------------------- statistics
+
+def block_length(n):
+    """The bootstrap's block length for @n blocks: round(n^(1/3)), >= 1."""
+    return max(1, int(round(n ** (1.0 / 3))))
+
+
+def block_bootstrap_ci(x, level=0.95, nboot=NBOOT, blen=None, seed=SEED):
+    """Circular block bootstrap interval for the mean of the series @x.
+
+    Returns (mean, lo, hi, blen).  Resamples ceil(n/blen) runs of blen
+    consecutive values (wrapping round), keeps the first n; the interval is
+    the percentile interval of the resampled means, widened about the mean by
+    sqrt(n/(n-1)) (the bootstrap's variance is the plug-in one) and by
+    t(k-1)/z for the k = ceil(n/blen) resampled blocks (the percentile
+    interval is a normal one, too short for a few independent blocks;
+    without this, 40 blocks covered 90-93% in the tests).  n < 3
+    gives (mean, None, None, blen).  A fixed @seed makes reports
+    reproducible.
+    """
+    x = numpy.asarray(x, dtype=float)
+    n = len(x)
+    if blen is None:
+        blen = block_length(n)
+    if n == 0:
+        return None, None, None, blen
+    m = float(x.mean())
+    if n < 3:
+        return m, None, None, blen
+    rng = numpy.random.default_rng(seed)
+    k = -(-n // blen)
+    starts = rng.integers(0, n, size=(nboot, k))
+    idx = (starts[:, :, None] + numpy.arange(blen)[None, None, :]).reshape(nboot, -1)[:, :n] % n
+    means = x[idx].mean(axis=1)
+    a = (1 - level) / 2
+    lo, hi = numpy.quantile(means, [a, 1 - a])
+    c = math.sqrt(n / (n - 1.0))
+    if k > 1:
+        c *= scipy.stats.t.ppf(1 - a, k - 1) / scipy.stats.norm.ppf(1 - a)
+    return m, m + c * (float(lo) - m), m + c * (float(hi) - m), blen
+
+
+def iid_ci(x, level=0.95):
+    """Student's t interval for the mean of @x as if its values were
+    independent: (mean, lo, hi)."""
+    x = numpy.asarray(x, dtype=float)
+    n = len(x)
+    m = float(x.mean())
+    if n < 2:
+        return m, None, None
+    h = scipy.stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n)
+    return m, m - h, m + h
+
+
+def hac_regression(log, wins, level=0.95):
+    """Regression of the complete blocks' window log throughput on one dummy
+    per non-baseline label and a Legendre polynomial trend in time (degree
+    min(8, max(1, blocks // 5))), with Newey-West errors (Bartlett kernel,
+    lag two blocks' worth of windows) and Student's t with blocks - 1
+    degrees of freedom.  Returns {label: (log ratio, lo, hi)} and the
+    degree and lag in a dict."""
+    good = set(complete_blocks(log, wins))
+    ws = sorted((w for w in wins if w["block"] in good), key=lambda w: w["t_us"])
+    labels = [lb for lb in log["labels"] if lb != log["baseline"]]
+    nb = len(good)
+    if nb < 3:
+        return {}
+    t = numpy.array([(w["t0_us"] + w["t1_us"]) / 2.0 for w in ws])
+    u = 2 * (t - t.min()) / max(t.max() - t.min(), 1) - 1
+    deg = min(8, max(1, nb // 5))
+    cols = [numpy.polynomial.legendre.legval(u, numpy.eye(deg + 1)[d]) for d in range(deg + 1)]
+    cols += [numpy.array([1.0 if w["label"] == lb else 0.0 for w in ws]) for lb in labels]
+    X = numpy.column_stack(cols)
+    y = numpy.log([w["rate"] for w in ws])
+    XtX_inv = numpy.linalg.pinv(X.T @ X)
+    beta = XtX_inv @ X.T @ y
+    e = y - X @ beta
+    Xe = X * e[:, None]
+    lag = 2 * len(log["labels"])
+    S = Xe.T @ Xe
+    for j in range(1, min(lag, len(y) - 1) + 1):
+        G = Xe[j:].T @ Xe[:-j]
+        S += (1 - j / (lag + 1.0)) * (G + G.T)
+    V = XtX_inv @ S @ XtX_inv * len(y) / max(len(y) - X.shape[1], 1)
+    q = scipy.stats.t.ppf(0.5 + level / 2, nb - 1)
+    out = {"degree": deg, "lag": lag, "ratios": {}}
+    for i, lb in enumerate(labels):
+        j = deg + 1 + i
+        se = math.sqrt(max(V[j, j], 0))
+        out["ratios"][lb] = (float(beta[j]), float(beta[j] - q * se), float(beta[j] + q * se))
+    return out
+
+
+def gapped_acf(t_s, x, lags=ACF_LAGS_S, tol=0.5):
+    """Autocorrelation of a series with gaps: for each lag L (seconds), the
+    mean product of deviations (from the overall mean) over the pairs whose
+    times differ by L +- @tol, over the overall variance.  Returns
+    {L: [r or None, pairs]}."""
+    t = numpy.asarray(t_s, dtype=float)
+    x = numpy.asarray(x, dtype=float)
+    out = {}
+    if len(x) < 3 or x.var() == 0:
+        return {L: [None, 0] for L in lags}
+    d = x - x.mean()
+    diff = t[None, :] - t[:, None]
+    for L in lags:
+        i, j = numpy.nonzero(numpy.abs(diff - L) < tol)
+        out[L] = [float((d[i] * d[j]).mean() / x.var()) if len(i) >= 3 else None, int(len(i))]
+    return out
+
+
+def per_second(log, blocks, ratio):
+    """The run's throughput per second over the complete @blocks: each
+    window's samples (from the one just before its start, no settle) cut
+    into runs of 1000/sample_ms steps, each run's ops/s divided by
+    @ratio[its window's label] (the estimated ratio to the baseline, so all
+    are in baseline units).  Returns (times in s, ops/s)."""
+    S = log["samples"]
+    step = max(1, int(round(1000.0 / param_ms(log, "sample_ms", 100))))
+    ts, xs = [], []
+    for w in windows(log, 0):
+        if w["block"] not in blocks or w["rate"] is None:
+            continue
+        idx = w["idx"]
+        for a in range(0, len(idx) - step, step):
+            i0, i1 = idx[a], idx[a + step]
+            dt = (S[i1][0] - S[i0][0]) / 1e6
+            if dt > 0:
+                ts.append(S[i0][0] / 1e6)
+                xs.append((S[i1][1] - S[i0][1]) / dt / ratio.get(w["label"], 1.0))
+    return ts, xs
+
+
+def summarize_ratio(x, blen=None):
+    """Bootstrap estimate of exp(mean log ratio) for the series @x: dict
+    ratio, lo, hi (None when too few blocks), n, blen, pct, pct_lo, pct_hi
+    (% change), half (the interval's half-width in % points), sig (the
+    interval excludes 1)."""
+    m, lo, hi, b = block_bootstrap_ci(x, blen=blen)
+    r = {"n": len(x), "blen": b, "ratio": None, "lo": None, "hi": None, "pct": None,
+         "pct_lo": None, "pct_hi": None, "half": None, "sig": False}
+    if m is None:
+        return r
+    r.update(ratio=math.exp(m), pct=100 * (math.exp(m) - 1))
+    if lo is not None:
+        r.update(lo=math.exp(lo), hi=math.exp(hi), pct_lo=100 * (math.exp(lo) - 1),
+                 pct_hi=100 * (math.exp(hi) - 1), half=50 * (math.exp(hi) - math.exp(lo)),
+                 sig=bool(lo > 0 or hi < 0))
+    return r
+
+
+def carryover(log, wins, alpha=0.05):
+    """Each non-baseline label's log ratios split by the label of the window
+    just before its own.  Returns {label: {"by_prev": {prev: {n, ratio, lo,
+    hi} with a 95% t interval}, "p": one-way ANOVA p over the groups with
+    n >= 2, "flag": p below alpha / labels (Bonferroni)}}.  (Disjoint
+    intervals were tried as a flag: with a dozen groups they disagree by
+    chance too often.)"""
+    good = set(complete_blocks(log, wins))
+    lr = block_ratios(log, wins)
+    prev = {(w["block"], w["label"]): w["prev"] or "start" for w in wins if w["block"] in good}
+    out = {}
+    for lb, xs in lr.items():
+        groups = {}
+        for b, v in xs:
+            groups.setdefault(prev[(b, lb)], []).append(v)
+        by = {}
+        for p, v in sorted(groups.items()):
+            m, lo, hi = iid_ci(v)
+            by[p] = {"n": len(v), "ratio": math.exp(m),
+                     "lo": math.exp(lo) if lo is not None else None,
+                     "hi": math.exp(hi) if hi is not None else None}
+        ok = [v for v in groups.values() if len(v) >= 2]
+        p = None
+        if len(ok) >= 2 and sum(len(v) for v in ok) > len(ok):
+            with numpy.errstate(all="ignore"):
+                p = float(scipy.stats.f_oneway(*ok).pvalue)
+            if math.isnan(p):
+                p = None
+        flag = bool(p is not None and p < alpha / max(1, len(lr)))
+        out[lb] = {"by_prev": by, "p": p, "flag": flag}
+    return out
+
+
+def aa_label(log):
+    """The A/A copy's label, or None when the run has none."""
+    lb = "%s%s" % (log["baseline"], AA_SUFFIX)
+    return lb if lb in log["labels"] else None
+
+
+def ratios_at(log, settle_ms):
+    """{label: summarize_ratio(...)} at @settle_ms."""
+    lr = block_ratios(log, windows(log, settle_ms))
+    return {lb: summarize_ratio([v for _, v in xs]) for lb, xs in lr.items()}
+
+
+def settle_table(log, settles=SETTLES_MS):
+    """For each settle (ms, only those below the window) the floor (A/A
+    half-width, % points), the blocks used and each label's ratio:
+    [{settle_ms, blocks, floor, ratios: {label: summarize_ratio}}]."""
+    win = param_ms(log, "window_ms")
+    aa = aa_label(log)
+    rows = []
+    for s in settles:
+        if win is not None and s >= win:
+            continue
+        r = ratios_at(log, s)
+        n = max((x["n"] for x in r.values()), default=0)
+        rows.append({"settle_ms": s, "blocks": n, "floor": r[aa]["half"] if aa else None,
+                     "ratios": r})
+    return rows
+
+
+def floor_table(logs, settles=SETTLES_MS):
+    """Floor by (window, settle) over several runs (parsed logs):
+    [{window_ms, settle_ms, runs, floor_mean, floors}] sorted by window,
+    then settle; floors are the runs' A/A half-widths in % points."""
+    cells = {}
+    for log in logs:
+        win = param_ms(log, "window_ms")
+        for row in settle_table(log, settles):
+            if row["floor"] is not None:
+                cells.setdefault((win, row["settle_ms"]), []).append(row["floor"])
+    return [{"window_ms": w, "settle_ms": s, "runs": len(f), "floor_mean": float(numpy.mean(f)),
+             "floors": f} for (w, s), f in sorted(cells.items(), key=lambda kv: (kv[0][0] or 0,
+                                                                               kv[0][1]))]
+
+
+def analyse(log, settle_ms=None, ops=None):
+    """Everything about one run (parsed @log; @ops: {opname: count}).
+
+    Returns a JSON-able dict: baseline, aa_label, labels, window_ms,
+    sample_ms, settle_ms, blocks_total, blocks_used, seconds_used (the
+    complete blocks' wall time), baseline_rate (mean ops/s of the baseline's
+    windows in complete blocks), ratios {label: summarize_ratio + iid
+    (t interval lo/hi as ratios) + hac (lo/hi from hac_regression)}, floor
+    (A/A half-width in % points, None without an A/A label), per_second
+    {n, mean, cv, acf {lag: [r, pairs]}} of the per-second throughput in
+    baseline units (see per_second()),
+    carryover (see carryover()), settle_table, stationarity (the baseline
+    windows' t_s, block, label, rate), zero_windows (windows whose counter
+    did not move: their blocks are dropped), hac (the regression's degree
+    and Newey-West lag in windows), ops (nonzero counts), log_errors
+    (twig-switch's X lines), error (why nothing could be estimated, or
+    None).
+    """
+    win = param_ms(log, "window_ms")
+    if settle_ms is None:
+        settle_ms = DEFAULT_SETTLE_MS
+        if win is not None and settle_ms >= win:
+            settle_ms = win / 4.0
+    res = {"baseline": log["baseline"], "aa_label": aa_label(log), "labels": log["labels"],
+           "window_ms": win, "sample_ms": param_ms(log, "sample_ms"), "settle_ms": settle_ms,
+           "params": log["params"], "ops": {k: v for k, v in (ops or {}).items() if v},
+           "log_errors": log["errors"], "error": None}
+    if win is not None and settle_ms >= win:
+        res["error"] = "settle %g ms is not below the window (%g ms)" % (settle_ms, win)
+        return res
+    wins = windows(log, settle_ms)
+    good = complete_blocks(log, wins)
+    res["blocks_total"] = len({w["block"] for w in wins})
+    res["blocks_used"] = len(good)
+    gw = [w for w in wins if w["block"] in set(good)]
+    res["seconds_used"] = sum((w["end_us"] - w["t_us"]) / 1e6 for w in gw)
+    res["zero_windows"] = sum(1 for w in wins if w["rate"] == 0)
+    if len(good) < 3:
+        res["error"] = "%d complete blocks (need 3)" % len(good)
+        return res
+    base = log["baseline"]
+    res["baseline_rate"] = float(numpy.mean([w["rate"] for w in gw if w["label"] == base]))
+    lr = block_ratios(log, wins)
+    hac = hac_regression(log, wins)
+    res["hac"] = {"degree": hac["degree"], "lag_windows": hac["lag"]}
+    res["ratios"] = {}
+    for lb, xs in lr.items():
+        v = [x for _, x in xs]
+        r = summarize_ratio(v)
+        _, lo, hi = iid_ci(v)
+        r["iid"] = {"lo": math.exp(lo), "hi": math.exp(hi)}
+        h = hac["ratios"][lb]
+        r["hac"] = {"ratio": math.exp(h[0]), "lo": math.exp(h[1]), "hi": math.exp(h[2])}
+        r["series"] = v
+        res["ratios"][lb] = r
+    aa = res["aa_label"]
+    res["floor"] = res["ratios"][aa]["half"] if aa else None
+    ts, xs = per_second(log, set(good), {lb: r["ratio"] for lb, r in res["ratios"].items()})
+    ps = {"n": len(xs), "mean": None, "cv": None, "acf": {}}
+    if len(xs) >= 2:
+        ps["mean"] = float(numpy.mean(xs))
+        ps["cv"] = float(numpy.std(xs, ddof=1) / numpy.mean(xs)) if numpy.mean(xs) else None
+        ps["acf"] = {str(k): v for k, v in gapped_acf(ts, xs).items()}
+    res["per_second"] = ps
+    res["carryover"] = carryover(log, wins)
+    res["settle_table"] = settle_table(log)
+    for row in res["settle_table"]:
+        for r in row["ratios"].values():
+            r.pop("series", None)
+    res["stationarity"] = [{"t_s": (w["t0_us"] + w["t1_us"]) / 2e6, "block": w["block"],
+                            "label": w["label"], "rate": w["rate"]}
+                           for w in gw if w["label"] in (base, aa)]
+    return res
+
+
+# ------------------------------------------------------------------- output
+
+def fmt_pct(x, sign=True):
+    return "—" if x is None else (("%+.1f%%" if sign else "%.1f%%") % x)
+
+
+def fmt_rate(x):
+    if x is None:
+        return "—"
+    return "%.0f" % x if x >= 100 else "%.3g" % x
+
+
+def machine_line(host, guest, kernel_label):
+    """The summary's first line: vCPUs, accelerator, kernel, patches, twigfs
+    commit, from host-info.txt and the boot's guest-info.txt (key value)."""
+    patches = host.get("kernel_%s_patches" % kernel_label, "").strip() or "none"
+    return "machine: %s vCPUs, %s, Linux %s, patches %s, twigfs %s" % (
+        guest.get("cpus", host.get("vcpus", "?")) or "?", host.get("accel", "?") or "?",
+        guest.get("uname", "?") or "?", patches, (host.get("twigfs_commit", "?") or "?")[:12])
+
+
+def summary_table(runs):
+    """The paste-able text (<= 100 columns): for each run dict (analyse()
+    plus name, workload, machine), a machine line when it changes, then the
+    workload's header (blocks, seconds, counted ops), the baseline's ops/s,
+    each label's % change with its 95% interval and a mark ("*": the
+    interval excludes 0), and the floor line."""
+    L = []
+    machine = None
+    for r in runs:
+        if r.get("machine") != machine:
+            machine = r.get("machine")
+            if L:
+                L.append("")
+            L.append(machine or "machine: ?")
+        L.append("")
+        ops = " ".join(sorted(r.get("ops", {}))) or "?"
+        L.append(("%s: %s blocks, %.0f s, window %g ms, settle %g ms; counts: %s"
+                  % (r.get("workload", "?"), r.get("blocks_used", 0), r.get("seconds_used", 0),
+                     r.get("window_ms") or 0, r.get("settle_ms") or 0, ops))[:100])
+        if r.get("error"):
+            L.append("  no estimate: %s" % r["error"])
+            continue
+        L.append("  %-22s %12s %9s  %-21s %s" % ("config", "ops/s", "%change", "95% interval",
+                                                 "sig"))
+        L.append("  %-22s %12s %9s" % (r["baseline"][:22], fmt_rate(r["baseline_rate"]), "base"))
+        for lb, x in r["ratios"].items():
+            iv = "[%s, %s]" % (fmt_pct(x["pct_lo"]), fmt_pct(x["pct_hi"])) if x["lo"] else "—"
+            rate = r["baseline_rate"] * x["ratio"]
+            note = " (A/A)" if lb == r.get("aa_label") else ""
+            row = "  %-22s %12s %9s  %-21s %s%s" % (lb[:22], fmt_rate(rate), fmt_pct(x["pct"]),
+                                                    iv, "*" if x["sig"] else " ", note)
+            L.append(row.rstrip())
+        L.append("  floor (A/A 95%% half-width): %s" % (
+            "±%.1f%%" % r["floor"] if r.get("floor") is not None else "— (no A/A copy)"))
+    L += ["", "*: the 95% interval (block bootstrap over the randomized blocks) excludes 0"]
+    return "\n".join(L) + "\n"
+
+
+def stationarity_files(r, outdir, name):
+    """Writes stationarity-<name>.csv (t_s, block, label, ops/s of each
+    baseline window) and, when gnuplot is there, a PNG of it; returns the
+    file names (PNG None without gnuplot)."""
+    csvf = "stationarity-%s.csv" % name
+    path = os.path.join(outdir, csvf)
+    with open(path, "w") as f:
+        f.write("t_s,block,label,ops_per_s\n")
+        for p in r.get("stationarity", []):
+            f.write("%.3f,%d,%s,%.6g\n" % (p["t_s"], p["block"], p["label"], p["rate"]))
+    gp = shutil.which("gnuplot")
+    if not gp or not r.get("stationarity"):
+        return csvf, None
+    png = "stationarity-%s.png" % name
+    plots = []
+    for lb in (r["baseline"], r.get("aa_label")):
+        if lb:
+            plots.append("'%s' skip 1 using 1:(strcol(3) eq '%s' ? $4 : 1/0) "
+                         "with points pt 7 title '%s'" % (path, lb, lb))
+    script = "\n".join([
+        "set terminal pngcairo size 900,400" if _has_cairo(gp) else "set terminal png size 900,400",
+        "set output '%s'" % os.path.join(outdir, png),
+        "set datafile separator ','",
+        "set title '%s: baseline throughput per window'" % name.replace("'", ""),
+        "set xlabel 'seconds into the run'", "set ylabel 'ops/s'", "set yrange [0:*]",
+        "set grid", "plot " + ", ".join(plots), ""])
+    res = subprocess.run([gp], input=script, text=True, capture_output=True)
+    if res.returncode != 0:
+        sys.stderr.write("switchback.py: gnuplot failed for %s: %s\n" % (name, res.stderr[-300:]))
+        return csvf, None
+    return csvf, png
+
+
+def _has_cairo(gp):
+    r = subprocess.run([gp, "-e", "set terminal"], text=True, capture_output=True)
+    return "pngcairo" in (r.stdout + r.stderr)
+
+
+def markdown(runs, ftable):
+    """switchback.md's text."""
+    L = ["# Switchback runs", "",
+         "Ratios against the baseline within each randomized block; 95%% intervals from a "
+         "circular block bootstrap over blocks (block length round(n^(1/3)), seed %d); "
+         "the HAC column is a regression on a Legendre time trend with Newey-West errors; "
+         "iid is a t interval that ignores the dependence between blocks.  The floor is "
+         "the A/A copy's interval half-width." % SEED, ""]
+    for r in runs:
+        L += ["## %s" % r["name"], "", r.get("machine", ""), ""]
+        L.append("Status %s; %s of %s blocks complete, %.0f s; window %g ms, sample %g ms, "
+                 "settle %g ms.  The counter counts: %s." % (
+                     r.get("status", "?"), r.get("blocks_used", 0), r.get("blocks_total", 0),
+                     r.get("seconds_used", 0), r.get("window_ms") or 0, r.get("sample_ms") or 0,
+                     r.get("settle_ms") or 0,
+                     ", ".join("%s (%d)" % kv for kv in sorted(r.get("ops", {}).items())) or "?"))
+        L.append("")
+        for e in r.get("log_errors", []):
+            L += ["twig-switch stopped: %s" % e, ""]
+        if r.get("error"):
+            L += ["No estimate: %s." % r["error"], ""]
+            continue
+        L += ["| label | ratio | 95% (block bootstrap) | 95% (HAC) | 95% (iid) | blocks | "
+              "bootstrap block |", "|---|---|---|---|---|---|---|"]
+        for lb, x in r["ratios"].items():
+            L.append("| %s | %.4f | %s | %.4f–%.4f | %.4f–%.4f | %d | %d |" % (
+                lb, x["ratio"], "%.4f–%.4f" % (x["lo"], x["hi"]) if x["lo"] else "—",
+                x["hac"]["lo"], x["hac"]["hi"], x["iid"]["lo"], x["iid"]["hi"], x["n"], x["blen"]))
+        L += ["", "Floor (A/A half-width): %s." % ("±%.2f%%" % r["floor"]
+                                                   if r.get("floor") is not None else "none"), ""]
+        ps = r["per_second"]
+        if ps["cv"] is not None:
+            L.append("Per second, in baseline units (%d seconds, every window's ops/s over "
+                     "its configuration's ratio): mean %.1f ops/s, CV %.1f%%; "
+                     "autocorrelation %s." % (ps["n"], ps["mean"], 100 * ps["cv"], ", ".join(
+                         "%s s %s (%d pairs)" % (k, "—" if v[0] is None else "%.2f" % v[0], v[1])
+                         for k, v in ps["acf"].items())))
+            L.append("")
+        L += ["### Carry-over: ratio by the preceding window", "",
+              "| label | after | n | ratio | 95% (t) | ANOVA p | flag |",
+              "|---|---|---|---|---|---|---|"]
+        for lb, c in r["carryover"].items():
+            for p, g in c["by_prev"].items():
+                L.append("| %s | %s | %d | %.4f | %s | %s | %s |" % (
+                    lb, p, g["n"], g["ratio"],
+                    "%.4f–%.4f" % (g["lo"], g["hi"]) if g["lo"] is not None else "—",
+                    "%.3g" % c["p"] if c["p"] is not None else "—",
+                    "**yes**" if c["flag"] else ""))
+        L += ["", "### Settle", "", "| settle ms | blocks | floor | " +
+              " | ".join(r["ratios"]) + " |", "|---|---|---|" + "---|" * len(r["ratios"])]
+        for row in r["settle_table"]:
+            L.append("| %g | %d | %s | %s |" % (
+                row["settle_ms"], row["blocks"],
+                "±%.2f%%" % row["floor"] if row["floor"] is not None else "—",
+                " | ".join(fmt_pct(row["ratios"][lb]["pct"]) for lb in r["ratios"])))
+        L.append("")
+        if r.get("plot") or r.get("csv"):
+            L += ["Stationarity: %s" % ", ".join(
+                "[%s](%s)" % (f, f) for f in (r.get("csv"), r.get("plot")) if f), ""]
+    if ftable:
+        L += ["## Floor by window and settle (all runs)", "",
+              "| window ms | settle ms | runs | mean floor |", "|---|---|---|---|"]
+        for row in ftable:
+            L.append("| %g | %g | %d | ±%.2f%% |" % (row["window_ms"] or 0, row["settle_ms"],
+                                                     row["runs"], row["floor_mean"]))
+        L.append("")
+    return "\n".join(L)
+
+
+def read_kv(path):
+    kv = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(" ")
+                if k:
+                    kv[k] = v.strip()
+    except OSError:
+        pass
+    return kv
+
+
+def read_ops(path):
+    """ops.txt: {opname: count} from "<opname> <count>" lines."""
+    ops = {}
+    for k, v in read_kv(path).items():
+        try:
+            ops[k] = int(float(v))
+        except ValueError:
+            pass
+    return ops
+
+
+def find_runs(results):
+    """The switchback run folders under @results, sorted:
+    [(boot folder name, kernel label, run folder)]."""
+    out = []
+    for name in sorted(os.listdir(results)):
+        m = re.match(r"boot-(\d+)-(\S+)$", name)
+        sb = os.path.join(results, name, "switchback")
+        if not m or not os.path.isdir(sb):
+            continue
+        for run in sorted(os.listdir(sb)):
+            if os.path.exists(os.path.join(sb, run, "switch.log")):
+                out.append((name, m.group(2), os.path.join(sb, run)))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("--settle", type=float, help="settle time in ms (default: meta.txt's "
+                    "settle_ms, else %d)" % DEFAULT_SETTLE_MS)
+    ap.add_argument("--out", help="output folder (default: the results folder)")
+    a = ap.parse_args(argv)
+    found = find_runs(a.results)
+    if not found:
+        print("switchback.py: no switchback runs under %s (no boot-*/switchback/*/switch.log)"
+              % a.results)
+        return 0
+    out = a.out or a.results
+    os.makedirs(out, exist_ok=True)
+    host = read_kv(os.path.join(a.results, "host-info.txt"))
+    runs, logs = [], []
+    for boot, klabel, rdir in found:
+        meta = read_kv(os.path.join(rdir, "meta.txt"))
+        log = read_log(os.path.join(rdir, "switch.log"))
+        logs.append(log)
+        settle = a.settle
+        if settle is None and meta.get("settle_ms"):
+            try:
+                settle = float(meta["settle_ms"])
+            except ValueError:
+                pass
+        r = analyse(log, settle, read_ops(os.path.join(rdir, "ops.txt")))
+        name = "%s-%s" % (boot, os.path.basename(rdir))
+        wl = meta.get("workload") or re.sub(r"^\d+-", "", os.path.basename(rdir))
+        r.update(name=name, dir=os.path.relpath(rdir, a.results), workload=wl,
+                 status=meta.get("status", "?"), meta=meta,
+                 machine=machine_line(host, read_kv(os.path.join(a.results, boot,
+                                                                 "guest-info.txt")), klabel))
+        if not r.get("error"):
+            r["csv"], r["plot"] = stationarity_files(r, out, name)
+        runs.append(r)
+    ftable = floor_table(logs)
+    summary = summary_table(runs)
+    with open(os.path.join(out, "summary.txt"), "w") as f:
+        f.write(summary)
+    with open(os.path.join(out, "switchback.md"), "w") as f:
+        f.write(markdown(runs, ftable))
+    with open(os.path.join(out, "switchback.json"), "w") as f:
+        json.dump({"runs": runs, "floor_table": ftable, "host": host}, f, indent=1)
+    sys.stdout.write(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main())

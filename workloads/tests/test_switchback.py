@@ -1,0 +1,501 @@
+#!/usr/bin/python3
+"""Host-side tests of workloads/switchback.py on hand-made and synthetic
+twig-switch logs.
+
+    /usr/bin/python3 workloads/tests/test_switchback.py
+
+Prints a PASS or FAIL line per test (and the coverage rates observed) and
+"N passed, M failed" last; exits 1 on any failure.
+"""
+import io
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+import numpy
+import scipy.signal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import switchback as sb  # noqa: E402
+
+HAND = """\
+# twig-switch 1
+param window_ms 1000
+param sample_ms 250
+param seed 1
+param baseline a
+param counter /sys/fs/twigfs/vda/ops
+param future_thing 42
+config a /x=0
+config b /x=1
+config a#B /x=0
+S 999990 0
+W 1000000 1 a
+S 1250000 100
+S 1500000 200
+S 1750000 300
+X what is this
+S 1999990 400
+W 2000000 1 b
+S 2250000 1400
+S 2500000 2400
+S 2750000 3400
+S 2999990 4400
+W 3000000 1 a#B
+S 3250000 4400
+S 3500000 4400
+S 3750000 4400
+S 3999990 4400
+W 4000000 2 b
+S 4250000 4600
+S 4500000 4800
+S 4750000 5000
+S 4999990 5200
+W 5000000 2 a
+S 5250000 5300
+S 5500000 5400
+S 5750000 5500
+S 5999990 5600
+W 6000000 2 a#B
+S 6250000 5700
+Q 1 2 3
+S 6500000 5800
+S bad line
+S 6750000 5900
+S 6999990 6000
+W 7000000 3 a
+S 7250000 6100
+S 7500000 6200
+S 7999990 6400
+E 8000000
+"""
+
+
+def ar1(rng, n, phi, sd):
+    """An AR(1) series of @n steps with marginal standard deviation @sd."""
+    e = rng.normal(0, sd * math.sqrt(1 - phi * phi), n)
+    e[0] = rng.normal(0, sd)
+    return scipy.signal.lfilter([1.0], [1.0, -phi], e)
+
+
+def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000.0,
+              fast_sd=0.19, slow_sd=0.19, fast_1s=0.5, slow_1s=0.97, trend=0.2, leak=None,
+              leak_ms=500, partial=2):
+    """A twig-switch log: log throughput per sample step is a fast AR(1)
+    (lag-1 s correlation @fast_1s) plus a slow one (@slow_1s), equal parts
+    by default (so per second about 0.75 at 1 s, 0.45 at 5 s, 0.35 at 10 s,
+    CV about 27%, like the host's), and a linear trend of @trend, times
+    @effects[label] in each window.  Blocks are random orders of the labels
+    (the first is the baseline), the last @partial windows an incomplete
+    block.  @leak: a label whose effect also holds in the first @leak_ms
+    of the window after its own."""
+    rng = numpy.random.default_rng(seed)
+    labels = list(effects)
+    order = []
+    for b in range(1, blocks + 1):
+        order += [(b, lb) for lb in rng.permutation(labels)]
+    order += [(blocks + 1, lb) for lb in rng.permutation(labels)[:partial]]
+    per = window_ms // sample_ms
+    n = per * len(order)
+    phi_fast = fast_1s ** (sample_ms / 1000.0)
+    phi_slow = slow_1s ** (sample_ms / 1000.0)
+    x = ar1(rng, n, phi_fast, fast_sd) + ar1(rng, n, phi_slow, slow_sd)
+    x += trend * numpy.linspace(0, 1, n)
+    eff = numpy.empty(n)
+    for k, (b, lb) in enumerate(order):
+        eff[k * per:(k + 1) * per] = effects[lb]
+        if leak and k and order[k - 1][1] == leak:
+            eff[k * per:k * per + leak_ms // sample_ms] = effects[leak]
+    counts = numpy.concatenate([[0], numpy.round(numpy.cumsum(rate * numpy.exp(x) * eff
+                                                              * sample_ms / 1000.0))])
+    L = ["# twig-switch 1", "param window_ms %d" % window_ms, "param sample_ms %d" % sample_ms,
+         "param seed %d" % seed, "param baseline %s" % labels[0]]
+    L += ["config %s /sys/fs/twigfs/vda/x=%d" % (lb, i) for i, lb in enumerate(labels)]
+    t0 = 1000000
+    for k, (b, lb) in enumerate(order):
+        tw = t0 + k * window_ms * 1000
+        L.append("S %d %d" % (tw - 30, counts[k * per]))
+        L.append("W %d %d %s" % (tw, b, lb))
+        for j in range(1, per):
+            L.append("S %d %d" % (tw + j * sample_ms * 1000, counts[k * per + j]))
+    L.append("S %d %d" % (t0 + len(order) * window_ms * 1000 - 30, counts[-1]))
+    L.append("E %d" % (t0 + len(order) * window_ms * 1000))
+    return "\n".join(L) + "\n"
+
+
+EFFECTS = {"base": 1.0, "up": 1.05, "down": 0.90, "base#B": 1.0}
+
+
+class Cutting(unittest.TestCase):
+    def setUp(self):
+        self.log = sb.parse_log(HAND)
+
+    def test_parse(self):
+        log = self.log
+        self.assertEqual(log["labels"], ["a", "b", "a#B"])
+        self.assertEqual(log["baseline"], "a")
+        self.assertEqual(log["params"]["future_thing"], "42")
+        self.assertEqual(len(log["samples"]), 1 + 7 * 4 - 1)
+        self.assertEqual(log["end_us"], 8000000)
+        self.assertEqual(sb.aa_label(log), "a#B")
+
+    def test_exact_rates_settle_0(self):
+        w = sb.windows(self.log, 0)
+        self.assertEqual([x["label"] for x in w], ["a", "b", "a#B", "b", "a", "a#B", "a"])
+        self.assertEqual([x["prev"] for x in w], [None, "a", "b", "a#B", "b", "a", "a#B"])
+        self.assertAlmostEqual(w[0]["rate"], 400 / 1.0)       # 999990 .. 1999990
+        self.assertAlmostEqual(w[1]["rate"], 4000 / 1.0)
+        self.assertEqual(w[2]["rate"], 0)                      # the counter did not move
+        self.assertAlmostEqual(w[3]["rate"], 800 / 1.0)
+        self.assertAlmostEqual(w[6]["rate"], 400 / 1.0)
+        self.assertEqual(w[6]["end_us"], 8000000)
+
+    def test_settle_honoured(self):
+        w = sb.windows(self.log, 500)
+        # from the sample at 1.5 s (200) to the one at 1999990 (400)
+        self.assertAlmostEqual(w[0]["rate"], 200 / 0.49999)
+        self.assertEqual((w[0]["t0_us"], w[0]["t1_us"]), (1500000, 1999990))
+        self.assertAlmostEqual(w[1]["rate"], 2000 / 0.49999)
+        w = sb.windows(self.log, 800)              # one sample left: no rate
+        self.assertIsNone(w[0]["rate"])
+
+    def test_blocks(self):
+        w = sb.windows(self.log, 0)
+        # block 1 has a window whose counter did not move, block 3 is
+        # incomplete: only block 2 is left
+        self.assertEqual(sb.complete_blocks(self.log, w), [2])
+        r = sb.block_ratios(self.log, w)
+        self.assertEqual(set(r), {"b", "a#B"})
+        self.assertAlmostEqual(r["b"][0][1], math.log(800 / 400.0))
+        self.assertAlmostEqual(r["a#B"][0][1], math.log(400 / 400.0))
+        a = sb.analyse(self.log, 0)
+        self.assertEqual((a["blocks_total"], a["blocks_used"], a["zero_windows"]), (3, 1, 1))
+        self.assertIn("complete blocks", a["error"])
+
+    def test_flat_counter(self):
+        text = "\n".join(ln if not ln.startswith("S ") else " ".join(ln.split()[:2] + ["7"])
+                         for ln in HAND.splitlines())
+        log = sb.parse_log(text)
+        w = sb.windows(log, 0)
+        self.assertTrue(all(x["rate"] == 0 for x in w))
+        a = sb.analyse(log, 0)
+        self.assertEqual(a["blocks_used"], 0)
+        self.assertTrue(a["error"])
+        self.assertIn("no estimate", sb.summary_table([dict(a, workload="x", machine="m")]))
+
+    def test_settle_must_be_below_window(self):
+        a = sb.analyse(self.log, 1000)
+        self.assertIn("not below the window", a["error"])
+        self.assertEqual([r["settle_ms"] for r in sb.settle_table(self.log)], [0, 100, 200, 500])
+
+    def test_no_end_line(self):
+        log = sb.parse_log(HAND.replace("E 8000000\n", ""))
+        w = sb.windows(log, 0)
+        self.assertIsNone(w[-1]["rate"])
+        self.assertEqual(sb.complete_blocks(log, w), [2])
+
+    def test_cut_short_and_error_line(self):
+        # twig-switch stopped 0.5 s into block 2's last window: that block
+        # is incomplete too
+        text = HAND.replace("S 6500000 5800", "X 6500000 no number in /sys/fs/twigfs/vda/ops")
+        text = text[:text.index("S 6750000")] + "S 6500000 5800\nE 6500010\n"
+        log = sb.parse_log(text)
+        self.assertEqual(log["errors"], ["6500000 no number in /sys/fs/twigfs/vda/ops"])
+        w = sb.windows(log, 0)
+        self.assertEqual(len(w), 6)
+        self.assertIsNone(w[-1]["rate"])
+        self.assertEqual(sb.complete_blocks(log, w), [])
+        self.assertEqual(sb.analyse(log, 0)["log_errors"], log["errors"])
+
+    def test_arbitrary_labels(self):
+        names = {"a": "off", "b": "on", "a#B": "off#B"}
+        lines = []
+        for ln in HAND.splitlines():
+            f = ln.split()
+            if f and f[0] == "W":
+                f[3] = names[f[3]]
+            elif f and f[0] == "config":
+                f[1] = names[f[1]]
+            elif f[:2] == ["param", "baseline"]:
+                continue
+            lines.append(" ".join(f))
+        log = sb.parse_log("\n".join(lines))
+        self.assertEqual(log["baseline"], "off")           # from the #B label
+        r = sb.block_ratios(log, sb.windows(log, 0))
+        self.assertEqual(set(r), {"on", "off#B"})
+        self.assertAlmostEqual(r["on"][0][1], math.log(2.0))
+
+
+class Bootstrap(unittest.TestCase):
+    def test_reproducible_and_iid_case(self):
+        x = numpy.random.default_rng(1).normal(0.1, 0.05, 50)
+        a = sb.block_bootstrap_ci(x)
+        self.assertEqual(a, sb.block_bootstrap_ci(x))
+        self.assertEqual(a[3], 4)                            # round(50^(1/3))
+        m, lo, hi = sb.iid_ci(x)
+        self.assertAlmostEqual(a[0], m)
+        self.assertLess(a[1], m)
+        self.assertGreater(a[2], m)
+        # the block bootstrap of iid data is about as wide as the t interval
+        self.assertLess(abs((a[2] - a[1]) / (hi - lo) - 1), 0.25)
+
+    def test_dependent_series_is_wider(self):
+        rng = numpy.random.default_rng(2)
+        x = ar1(rng, 200, 0.8, 1.0)
+        a = sb.block_bootstrap_ci(x, blen=10)
+        m, lo, hi = sb.iid_ci(x)
+        self.assertGreater(a[2] - a[1], 1.5 * (hi - lo))
+
+
+    def test_dependent_blocks_coverage(self):
+        # if the block ratios themselves were dependent (AR(1), 0.5 from
+        # block to block), the iid t interval would under-cover more than
+        # the block bootstrap: 400 series of 40
+        rng = numpy.random.default_rng(3)
+        boot = iid = 0
+        for _ in range(400):
+            x = ar1(rng, 40, 0.5, 1.0)
+            _, lo, hi, _ = sb.block_bootstrap_ci(x, nboot=1000)
+            boot += lo <= 0 <= hi
+            _, lo, hi = sb.iid_ci(x)
+            iid += lo <= 0 <= hi
+        print("INFO AR(0.5) block ratios, 40 blocks: coverage block bootstrap %.3f, iid t %.3f"
+              % (boot / 400.0, iid / 400.0))
+        self.assertGreater(boot, iid)
+
+
+class Coverage(unittest.TestCase):
+    """200 synthetic runs of 40 blocks: how often the 95% intervals cover
+    the true ratios."""
+    N = 200
+    result = None
+
+    @classmethod
+    def simulate(cls):
+        if cls.result is not None:
+            return cls.result
+        cover = {m: {lb: 0 for lb in EFFECTS if lb != "base"} for m in ("boot", "iid", "hac")}
+        floors, lag1 = [], []
+        for seed in range(cls.N):
+            log = sb.parse_log(synth_log(1000 + seed, EFFECTS))
+            a = sb.analyse(log, 500)
+            for lb, r in a["ratios"].items():
+                true = EFFECTS[lb]
+                cover["boot"][lb] += r["lo"] <= true <= r["hi"]
+                cover["iid"][lb] += r["iid"]["lo"] <= true <= r["iid"]["hi"]
+                cover["hac"][lb] += r["hac"]["lo"] <= true <= r["hac"]["hi"]
+                s = numpy.array(r["series"])
+                lag1.append(numpy.corrcoef(s[:-1], s[1:])[0, 1])
+            floors.append(a["floor"])
+        cls.result = ({m: {lb: c / float(cls.N) for lb, c in d.items()} for m, d in cover.items()},
+                      floors, float(numpy.mean(lag1)), a)
+        return cls.result
+
+    def test_synthetic_noise_is_like_the_hosts(self):
+        a = self.simulate()[3]
+        ps = a["per_second"]
+        print("INFO synthetic per-second CV %.2f, autocorrelation %s" % (
+            ps["cv"], ", ".join("%s s %.2f" % (k, v[0]) for k, v in ps["acf"].items())))
+        self.assertGreater(ps["acf"]["1"][0], 0.5)
+        self.assertGreater(ps["acf"]["1"][0], ps["acf"]["10"][0])
+        self.assertGreater(ps["cv"], 0.1)
+
+    def test_block_bootstrap_covers(self):
+        cov, floors, lag1, _ = self.simulate()
+        print("INFO coverage of 95%% intervals over %d runs of 40 blocks: block bootstrap %s; "
+              "HAC regression %s; iid t %s; mean lag-1 correlation of the block ratios %.2f; "
+              "median floor %.1f%%" % (
+                  self.N, cov["boot"], cov["hac"], cov["iid"], lag1, numpy.median(floors)))
+        for lb, c in cov["boot"].items():
+            self.assertTrue(0.88 <= c <= 0.99, "%s: %.3f" % (lb, c))
+
+    def test_aa_interval_covers_one(self):
+        cov = self.simulate()[0]
+        self.assertTrue(0.88 <= cov["boot"]["base#B"] <= 0.99, cov["boot"]["base#B"])
+
+    def test_hac_regression_agrees(self):
+        cov = self.simulate()[0]
+        for lb, c in cov["hac"].items():
+            self.assertTrue(0.85 <= c <= 0.995, "%s: %.3f" % (lb, c))
+
+    def test_iid_interval_reported(self):
+        cov = self.simulate()[0]
+        # reported, not asserted: whether ignoring the blocks' dependence
+        # under-covers depends on how much of it the within-block ratio
+        # removes
+        under = [lb for lb in cov["iid"] if cov["iid"][lb] < cov["boot"][lb]]
+        print("INFO iid t interval covers less than the block bootstrap for: %s"
+              % (", ".join(under) or "none"))
+
+    def test_detects_effect(self):
+        # five quieter runs of 100 blocks: -10% is found every time; the A/A
+        # copy is marked in at most one (each has a 5% chance)
+        aa = 0
+        for seed in range(5):
+            a = sb.analyse(sb.parse_log(synth_log(seed, EFFECTS, blocks=100, fast_sd=0.1,
+                                                  slow_sd=0.05)), 500)
+            self.assertTrue(a["ratios"]["down"]["sig"], seed)
+            self.assertLess(a["ratios"]["down"]["pct"], 0)
+            aa += a["ratios"]["base#B"]["sig"]
+        self.assertLessEqual(aa, 1)
+
+
+class Carryover(unittest.TestCase):
+    EFF = {"base": 1.0, "slow": 0.5, "other": 1.0, "base#B": 1.0}
+
+    def run_seed(self, seed, settle):
+        log = sb.parse_log(synth_log(seed, self.EFF, blocks=120, fast_sd=0.08, slow_sd=0.05,
+                                     leak="slow"))
+        return sb.carryover(log, sb.windows(log, settle))
+
+    def test_leak_shows_at_settle_0(self):
+        for seed in (1, 2, 3):
+            c = self.run_seed(seed, 0)
+            self.assertTrue(c["other"]["flag"], (seed, c["other"]))
+            by = c["other"]["by_prev"]
+            rest = [g["ratio"] for p, g in by.items() if p not in ("slow", "start")]
+            self.assertLess(by["slow"]["ratio"], min(rest))
+            # about 500 of 2000 ms at half speed: -12.5%
+            self.assertLess(abs(by["slow"]["ratio"] / numpy.mean(rest) - 0.875), 0.06)
+
+    def test_leak_gone_at_settle_500(self):
+        for seed in (1, 2, 3):
+            c = self.run_seed(seed, 500)
+            self.assertFalse(any(x["flag"] for x in c.values()), (seed, c))
+            by = c["other"]["by_prev"]
+            self.assertLess(abs(by["slow"]["ratio"] - 1), 0.04, by)
+
+
+class Output(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="switchback-test-")
+        with open(os.path.join(self.dir, "host-info.txt"), "w") as f:
+            f.write("mode switchback\nvcpus 2\naccel tcg\ntwigfs_commit 0123456789abcdef\n"
+                    "kernel_A_patches 0001-spin.patch 0002-osq.patch\n")
+        boot = os.path.join(self.dir, "boot-1-A")
+        run = os.path.join(boot, "switchback", "001-dbench")
+        os.makedirs(run)
+        with open(os.path.join(boot, "guest-info.txt"), "w") as f:
+            f.write("uname 6.1.192\ncpus 2\n")
+        eff = {"mutex-nospin": 1.0, "spin512": 1.3, "mutex-owner": 0.8,
+               "mutex-nospin#B": 1.0}
+        with open(os.path.join(run, "switch.log"), "w") as f:
+            f.write(synth_log(5, eff, blocks=30))
+        with open(os.path.join(run, "meta.txt"), "w") as f:
+            f.write("workload dbench\nwindow_ms 2000\nsettle_ms 500\nduration 250\nstatus ok\n")
+        with open(os.path.join(run, "ops.txt"), "w") as f:
+            f.write("create 10\nlookup 5000\nunlink 0\nwrite 300\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def main(self, *args):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = sb.main([self.dir] + list(args))
+        return rc, out.getvalue()
+
+    def test_summary_table(self):
+        rc, text = self.main()
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.dir, "summary.txt")) as f:
+            self.assertEqual(f.read(), text)
+        L = text.splitlines()
+        self.assertEqual(L[0], "machine: 2 vCPUs, tcg, Linux 6.1.192, patches 0001-spin.patch "
+                         "0002-osq.patch, twigfs 0123456789ab")
+        self.assertTrue(L[2].startswith("dbench: 30 blocks, 240 s, window 2000 ms, settle 500 ms; "
+                                        "counts: create lookup write"), L[2])
+        self.assertEqual(L[3].split(), ["config", "ops/s", "%change", "95%", "interval", "sig"])
+        self.assertEqual(L[4].split()[0::2], ["mutex-nospin", "base"])
+        rows = {ln.split()[0]: ln for ln in L[5:8]}
+        pct = r"\d+\.\d%"
+        self.assertRegex(rows["spin512"],
+                         r"^  spin512 +\d+ +\+P +\[\+P, \+P\] +\*$".replace("P", pct))
+        self.assertRegex(rows["mutex-owner"], r" -P +\[-P, -P\] +\*$".replace("P", pct))
+        self.assertRegex(rows["mutex-nospin#B"],
+                         r" [-+]P +\[-P, \+P\] +\(A/A\)$".replace("P", pct))
+        data = json.load(open(os.path.join(self.dir, "switchback.json")))
+        r = data["runs"][0]
+        self.assertEqual(L[8], "  floor (A/A 95%% half-width): ±%.1f%%" % r["floor"])
+        self.assertAlmostEqual(r["floor"], r["ratios"]["mutex-nospin#B"]["half"])
+        # the % change column agrees with the JSON and with the true effect
+        self.assertIn("%+.1f%%" % r["ratios"]["spin512"]["pct"], rows["spin512"])
+        self.assertTrue(r["ratios"]["spin512"]["lo"] < 1.3 < r["ratios"]["spin512"]["hi"])
+        self.assertTrue(all(len(ln) <= 100 for ln in L))
+        # aligned columns: the % change column is characters 38-46 of every row
+        self.assertEqual(L[3][38:47], "  %change")
+        for lb, ln in rows.items():
+            self.assertEqual(ln[38:47].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
+
+    def test_files(self):
+        rc, _ = self.main("--settle", "200", "--out", os.path.join(self.dir, "out"))
+        out = os.path.join(self.dir, "out")
+        data = json.load(open(os.path.join(out, "switchback.json")))
+        r = data["runs"][0]
+        self.assertEqual(r["settle_ms"], 200)
+        self.assertEqual(r["ops"], {"create": 10, "lookup": 5000, "write": 300})
+        self.assertEqual([x["settle_ms"] for x in r["settle_table"]], [0, 100, 200, 500, 1000])
+        self.assertEqual(sorted(r["per_second"]["acf"]), ["1", "10", "2", "5"])
+        md = open(os.path.join(out, "switchback.md")).read()
+        for s in ("Carry-over", "### Settle", "autocorrelation", "lookup (5000)",
+                  "Floor by window and settle"):
+            self.assertIn(s, md)
+        csvf = os.path.join(out, "stationarity-boot-1-A-001-dbench.csv")
+        rows = open(csvf).read().splitlines()
+        self.assertEqual(rows[0], "t_s,block,label,ops_per_s")
+        self.assertEqual(len(rows), 1 + 2 * 30)
+        if shutil.which("gnuplot"):
+            self.assertGreater(os.path.getsize(csvf.replace(".csv", ".png")), 1000)
+
+    def test_floor_table(self):
+        logs = [sb.parse_log(synth_log(s, EFFECTS, blocks=20, window_ms=w))
+                for s, w in ((1, 1000), (2, 1000), (3, 2000))]
+        t = sb.floor_table(logs)
+        self.assertEqual([(x["window_ms"], x["settle_ms"], x["runs"]) for x in t],
+                         [(1000, 0, 2), (1000, 100, 2), (1000, 200, 2), (1000, 500, 2),
+                          (2000, 0, 1), (2000, 100, 1), (2000, 200, 1), (2000, 500, 1),
+                          (2000, 1000, 1)])
+        self.assertAlmostEqual(t[0]["floor_mean"], numpy.mean(t[0]["floors"]))
+
+    def test_no_runs(self):
+        empty = tempfile.mkdtemp(prefix="switchback-empty-")
+        try:
+            out = io.StringIO()
+            with redirect_stdout(out):
+                rc = sb.main([empty])
+            self.assertEqual(rc, 0)
+            self.assertIn("no switchback runs", out.getvalue())
+        finally:
+            shutil.rmtree(empty)
+
+
+class Lines(unittest.TextTestResult):
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        print("PASS switchback-%s" % test._testMethodName)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        print("FAIL switchback-%s: %s" % (test._testMethodName, err[1]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        print("FAIL switchback-%s: error %s" % (test._testMethodName, err[1]))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        print("PASS switchback-%s # SKIP %s" % (test._testMethodName, reason))
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    with open(os.devnull, "w") as null:
+        res = unittest.TextTestRunner(stream=null, resultclass=Lines).run(suite)
+    failed = len(res.failures) + len(res.errors)
+    print("%d passed, %d failed" % (res.testsRun - failed, failed))
+    sys.exit(1 if failed else 0)
