@@ -94,7 +94,7 @@ static int twig_fill_entries(struct inode *dir, u64 pos, u8 *buf, bool *end)
 static int twig_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
-	bool end = false;
+	bool end = false, full = false;
 	u8 *buf;
 	int used, off;
 
@@ -115,17 +115,17 @@ static int twig_readdir(struct file *file, struct dir_context *ctx)
 			ctx->pos = e->index;
 			if (!dir_emit(ctx, e->name, e->len, e->ino,
 				      fs_ftype_to_dtype(e->type))) {
-				kfree(buf);
-				return 0;
+				full = true;	/* this one again next call */
+				break;
 			}
 			off += ALIGN(sizeof(*e) + e->len, 8);
 		}
-		if (used)
-			ctx->pos++;
-		else
+		if (full || !used)
 			break;
+		ctx->pos++;
 	}
 	kfree(buf);
+	twig_op_done(twig_isb(dir), TWIG_OP_READDIR);
 	return 0;
 }
 

@@ -368,21 +368,32 @@ static ssize_t twig_dio_read(struct kiocb *iocb, struct iov_iter *to)
 
 ssize_t twig_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
+	ssize_t ret;
+
 	if (iocb->ki_flags & IOCB_DIRECT)
-		return twig_dio_read(iocb, to);
-	return generic_file_read_iter(iocb, to);
+		ret = twig_dio_read(iocb, to);
+	else
+		ret = generic_file_read_iter(iocb, to);
+	twig_op_done(twig_isb(file_inode(iocb->ki_filp)), TWIG_OP_READ);
+	return ret;
 }
 
 ssize_t twig_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
+	ssize_t ret;
+
 	if (iocb->ki_flags & IOCB_DIRECT)
-		return twig_dio_write(iocb, from);
-	return generic_file_write_iter(iocb, from);
+		ret = twig_dio_write(iocb, from);
+	else
+		ret = generic_file_write_iter(iocb, from);
+	twig_op_done(twig_isb(file_inode(iocb->ki_filp)), TWIG_OP_WRITE);
+	return ret;
 }
 
 int twig_file_open(struct inode *inode, struct file *file)
 {
 	/* open(2) and fcntl(F_SETFL) refuse O_DIRECT without it */
 	file->f_mode |= FMODE_CAN_ODIRECT;
+	twig_op_done(twig_isb(inode), TWIG_OP_OPEN);
 	return generic_file_open(inode, file);
 }

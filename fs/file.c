@@ -1460,7 +1460,7 @@ out:
 
 /* ---- fsync, llseek ---- */
 
-int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+static int twig_sync_file(struct file *file, loff_t start, loff_t end)
 {
 	struct inode *inode = file_inode(file);
 	int ret;
@@ -1477,6 +1477,15 @@ int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 		return ret;
 	twig_stat_add(twig_isb(inode), TWIG_CS_LOG_FALLBACKS, 1);
 	return twig_commit_transaction(twig_isb(inode));
+}
+
+/* fdatasync is fsync: the log holds the inode item either way */
+int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	int ret = twig_sync_file(file, start, end);
+
+	twig_op_done(twig_isb(file_inode(file)), TWIG_OP_FSYNC);
+	return ret;
 }
 
 static loff_t twig_seek_data_hole(struct file *file, loff_t offset, int whence)

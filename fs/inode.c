@@ -545,6 +545,7 @@ int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 	/* after the handle: the access ACL follows the new mode */
 	if (!ret && (attr->ia_valid & ATTR_MODE))
 		ret = twig_posix_acl_chmod(dentry);
+	twig_op_done(fs, TWIG_OP_SETATTR);
 	return ret;
 }
 
@@ -560,6 +561,7 @@ int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 	}
 	twig_generic_fillattr(request_mask, inode, stat);
 	stat->blksize = TWIG_SECTORSIZE;
+	twig_op_done(twig_isb(inode), TWIG_OP_GETATTR);
 	return 0;
 }
 

@@ -55,7 +55,7 @@
  * The uncontended path costs one trylock and one per-CPU increment; clocks
  * are read only when the first try fails.  "Slept" means the task did a
  * voluntary context switch while waiting (its nvcsw moved); a contended
- * acquisition that did not sleep counts as "spun": in the spin512 loop, or
+ * acquisition that did not sleep counts as "spun": in the trylock loop, or
  * in the kernel mutex's or rwsem's optimistic spinning.
  */
 #include <linux/sched.h>
@@ -66,7 +66,7 @@
 
 #include "locking.h"
 
-/* ---- lock=mutex: one struct mutex per eb ---- */
+/* ---- lock=mutex: one struct mutex per eb, spinning on it a while ---- */
 
 static struct lock_class_key twig_mutex_keys[TWIG_MAX_LEVEL];
 static struct lock_class_key twig_rwsem_keys[TWIG_MAX_LEVEL];
@@ -90,8 +90,27 @@ static bool twig_mutex_trylock(struct twig_eb *eb, bool write, int subclass)
 	return mutex_trylock(&eb->lock.mutex);
 }
 
+/*
+ * btrfs_tree_lock() of 2009: the mutex was too eager to sleep for short
+ * btree critical sections, so btrfs spun on trylock 512 times before
+ * giving in (lock=spin512 is lock=mutex with spin=512).  The loop's length
+ * is read once per contended acquisition, so it can change under load
+ * (sysfs "spin", what the switchback benchmark flips every second): a
+ * waiter that began under one value finishes its loop with it and then
+ * sleeps in mutex_lock() like every other waiter, whatever the value is
+ * by then.  Both paths take the same struct mutex, so a switch never
+ * leaves two kinds of holder.
+ */
 static void twig_mutex_lock(struct twig_eb *eb, bool write, int subclass)
 {
+	unsigned int rounds = READ_ONCE(eb->fs->spin_rounds);
+	unsigned int i;
+
+	for (i = 0; i < rounds; i++) {
+		cpu_relax();
+		if (mutex_trylock(&eb->lock.mutex))
+			return;
+	}
 	mutex_lock_nested(&eb->lock.mutex, subclass);
 }
 
@@ -107,38 +126,10 @@ static bool twig_mutex_is_locked(struct twig_eb *eb)
 
 static const struct twig_lock_ops twig_mutex_ops = {
 	.name = "mutex",
+	.spin_loop = true,
 	.init = twig_mutex_init,
 	.trylock = twig_mutex_trylock,
 	.lock = twig_mutex_lock,
-	.unlock = twig_mutex_unlock,
-	.is_locked = twig_mutex_is_locked,
-};
-
-/*
- * ---- lock=spin512: btrfs_tree_lock() of 2009 ----
- *
- * The mutex was too eager to sleep for short btree critical sections, so
- * btrfs spun on trylock a while before giving in.  Same mutex as above.
- */
-#define TWIG_SPIN512_ROUNDS	512
-
-static void twig_spin512_lock(struct twig_eb *eb, bool write, int subclass)
-{
-	int i;
-
-	for (i = 0; i < TWIG_SPIN512_ROUNDS; i++) {
-		cpu_relax();
-		if (mutex_trylock(&eb->lock.mutex))
-			return;
-	}
-	mutex_lock_nested(&eb->lock.mutex, subclass);
-}
-
-static const struct twig_lock_ops twig_spin512_ops = {
-	.name = "spin512",
-	.init = twig_mutex_init,
-	.trylock = twig_mutex_trylock,
-	.lock = twig_spin512_lock,
 	.unlock = twig_mutex_unlock,
 	.is_locked = twig_mutex_is_locked,
 };
@@ -194,7 +185,7 @@ static const struct twig_lock_ops twig_rwsem_ops = {
 };
 
 static const struct twig_lock_ops *const twig_lock_strategies[] = {
-	&twig_mutex_ops, &twig_spin512_ops, &twig_rwsem_ops,
+	&twig_mutex_ops, &twig_rwsem_ops,
 };
 
 const struct twig_lock_ops *twig_lock_strategy_get(const char *name)

@@ -30,12 +30,17 @@ enum twig_nesting {
  */
 struct twig_lock_ops {
 	const char *name;
+	bool spin_loop;		/* honours fs->spin_rounds */
 	void (*init)(struct twig_eb *eb);
 	bool (*trylock)(struct twig_eb *eb, bool write, int subclass);
 	void (*lock)(struct twig_eb *eb, bool write, int subclass);
 	void (*unlock)(struct twig_eb *eb, bool write);
 	bool (*is_locked)(struct twig_eb *eb);
 };
+
+/* lock=spin512: lock=mutex with the 2009 loop; the sysfs "spin" limit */
+#define TWIG_SPIN512_ROUNDS	512
+#define TWIG_MAX_SPIN_ROUNDS	1048576U	/* 2^20 */
 
 /* NULL for an unknown name: the mount then fails with EINVAL. */
 const struct twig_lock_ops *twig_lock_strategy_get(const char *name);

@@ -362,6 +362,7 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 	} else if (ret != -ENOENT) {
 		return ERR_PTR(ret);
 	}
+	twig_op_done(twig_isb(dir), TWIG_OP_LOOKUP);
 	return d_splice_alias(inode, dentry);
 }
 
@@ -429,6 +430,7 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 	d_instantiate_new(dentry, inode);
 out_acl:
 	twig_acl_release(default_acl, acl);
+	twig_op_done(fs, TWIG_OP_CREATE);
 	return ret;
 }
 
@@ -483,6 +485,7 @@ static int twig_link(struct dentry *old_dentry, struct inode *dir,
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
 	twig_end_transaction(trans);
+	twig_op_done(fs, TWIG_OP_LINK);
 	if (ret)
 		return ret;
 	ihold(inode);
@@ -516,6 +519,7 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 		ret = twig_update_inode(trans, dir);
 	twig_orphan_undo(trans, inode, last, ret);
 	twig_end_transaction(trans);
+	twig_op_done(fs, TWIG_OP_REMOVE);
 	return ret;
 }
 
@@ -546,6 +550,7 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 		ret = twig_update_inode(trans, dir);
 	twig_orphan_undo(trans, inode, true, ret);
 	twig_end_transaction(trans);
+	twig_op_done(fs, TWIG_OP_REMOVE);
 	return ret;
 }
 
@@ -707,6 +712,7 @@ out:
 			iput(whiteout);
 		}
 	}
+	twig_op_done(fs, TWIG_OP_RENAME);
 	return ret;
 }
 

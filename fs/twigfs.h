@@ -65,7 +65,7 @@ struct twig_eb {
 	struct list_head dirty_list;	/* fs->dirty_list, under dirty_lock */
 	struct rcu_head rcu;
 	union {
-		struct mutex mutex;		/* lock=mutex, lock=spin512 */
+		struct mutex mutex;		/* lock=mutex */
 		struct rw_semaphore rwsem;	/* lock=rwsem */
 	} lock;
 };
@@ -98,6 +98,7 @@ struct twig_lock_stats {
 };
 
 struct twig_lock_ops;
+struct twig_op_stats;
 
 /*
  * Where the time of the transactions goes, per mount: fs->commit_stats[],
@@ -150,9 +151,17 @@ struct twig_fs_info {
 	struct twig_eb *root;
 	u8 root_level;
 
-	/* Tree locks: the mount's strategy and its per-CPU statistics. */
+	/*
+	 * Tree locks: the mount's strategy and its per-CPU statistics.
+	 * @spin_rounds is lock=mutex's trylock loop before sleeping (sysfs
+	 * "spin"), read once per contended acquisition (locking.c).
+	 */
 	const struct twig_lock_ops *lock_ops;
 	struct twig_lock_stats __percpu *lock_stats;
+	unsigned int spin_rounds;
+
+	/* Completed VFS operations by kind (vfs.h), for sysfs "ops". */
+	struct twig_op_stats __percpu *op_stats;
 
 	/* Extent buffer cache, indexed by bytenr >> TWIG_SECTOR_SHIFT. */
 	struct xarray eb_cache;

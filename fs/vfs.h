@@ -45,6 +45,39 @@ struct twig_inode_info {
 	struct twig_dio_write *dio_write;
 };
 
+/*
+ * Completed VFS operations of a mount, by kind (/sys/fs/twigfs/<dev>/ops).
+ * A benchmark samples the total every 100 ms to cut throughput into
+ * windows finer than the workloads' own once-a-second reports.  Counted
+ * when the operation returns, failures included, so each belongs to the
+ * window in which it finished; the argument checks that return at once
+ * (a name too long) are not counted.
+ */
+enum twig_op {
+	TWIG_OP_LOOKUP,
+	TWIG_OP_CREATE,		/* create, mknod, mkdir, symlink */
+	TWIG_OP_LINK,
+	TWIG_OP_REMOVE,		/* unlink, rmdir */
+	TWIG_OP_RENAME,
+	TWIG_OP_OPEN,
+	TWIG_OP_READ,		/* read_iter: one per read(2), any size */
+	TWIG_OP_WRITE,
+	TWIG_OP_FSYNC,		/* files and directories */
+	TWIG_OP_READDIR,	/* one per iterate_shared call */
+	TWIG_OP_GETATTR,
+	TWIG_OP_SETATTR,
+	TWIG_OP_NR,
+};
+
+struct twig_op_stats {
+	u64 n[TWIG_OP_NR];
+};
+
+static inline void twig_op_done(struct twig_fs_info *fs, enum twig_op op)
+{
+	this_cpu_inc(fs->op_stats->n[op]);
+}
+
 static inline struct twig_inode_info *TWIG_I(struct inode *inode)
 {
 	return container_of(inode, struct twig_inode_info, vfs_inode);

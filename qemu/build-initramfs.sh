@@ -64,6 +64,8 @@ install -D -m 0755 "$top/qemu/guest/init" "$over/init"
 for f in "$top"/qemu/guest/*.sh "$top"/qemu/tests/*.sh; do
 	[[ -e $f ]] && install -D -m 0755 "$f" "$over/twig/$(basename "$f")"
 done
+# The lock configurations (qemu/guest/lock-matrix.sh reads them).
+install -D -m 0644 "$top/workloads/configs.txt" "$over/twig/configs.txt"
 # Small test programs for what busybox cannot do, static so they need no
 # libraries in the guest.
 for c in "$top"/qemu/tests/*.c; do

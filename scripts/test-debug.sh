@@ -1,6 +1,7 @@
 #!/bin/bash
 # The debug layer of `make test`: the concurrency test under all five lock
-# configurations, then the orphan test, on the lockdep + KASAN kernel.  Any
+# configurations, the spin settings switched under dbench, then the orphan
+# test, on the lockdep + KASAN kernel.  Any
 # lockdep or KASAN report fails the boot (run.sh), and with it this layer.
 set -euo pipefail
 
@@ -12,6 +13,8 @@ trap 'rm -f "$job"' EXIT
 cat >"$job" <<'GUEST'
 mkfs.twigfs -q -f /dev/vda || exit 1
 ROUNDS=${ROUNDS:-40} sh /twig/lock-matrix.sh /twig/test-vfs-concurrency.sh || rc=1
+# The spin loop and the mutex spin policy switched under dbench.
+SWITCH_SECS=30 sh /twig/test-spin-switch.sh || rc=1
 # Orphan deletion at last close, at mount and at remount rw, under lockdep.
 umount /mnt 2>/dev/null
 mkfs.twigfs -q -f /dev/vda && mount -t twigfs /dev/vda /mnt &&

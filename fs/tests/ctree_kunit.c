@@ -1036,13 +1036,21 @@ static int tk_worker_fn(void *arg)
 	return 0;
 }
 
-static void tk_concurrent(struct kunit *test, const char *lock)
+/*
+ * @spin: lock=mutex's trylock loop (0, or 512 as lock=spin512); with
+ * @flip, this thread switches it between 0 and 512 every 50-100 us until
+ * the workers are done, as the switchback benchmark does under load.
+ */
+static void tk_concurrent(struct kunit *test, const char *lock,
+			  unsigned int spin, bool flip)
 {
 	struct twig_fs_info *fs = tk_fs_lock(test, lock);
 	struct tk_worker wk[TK_THREADS + 2];
-	u64 i, t, bad = 0;
+	u64 i, t, bad = 0, flips = 0;
 	struct tk_walk w;
 	char *buf;
+
+	fs->spin_rounds = spin;
 
 	for (t = 0; t < ARRAY_SIZE(wk); t++) {
 		struct task_struct *task;
@@ -1056,6 +1064,11 @@ static void tk_concurrent(struct kunit *test, const char *lock)
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	}
 	for (t = 0; t < ARRAY_SIZE(wk); t++) {
+		while (flip && !completion_done(&wk[t].done)) {
+			WRITE_ONCE(fs->spin_rounds,
+				   ++flips & 1 ? TWIG_SPIN512_ROUNDS : 0);
+			usleep_range(50, 100);
+		}
 		wait_for_completion(&wk[t].done);
 		KUNIT_EXPECT_EQ(test, wk[t].errors, 0);
 	}
@@ -1078,8 +1091,10 @@ static void tk_concurrent(struct kunit *test, const char *lock)
 	KUNIT_EXPECT_EQ(test, bad, 0ULL);
 	buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	twig_lock_stats_show(fs, buf);
-	kunit_info(test, "lock=%s, %llu items, root level %d\n%s", lock,
-		   w.items, w.max_level, buf);
+	kunit_info(test, "lock=%s spin=%u, %llu spin switches, %llu items, root level %d\n%s",
+		   lock, spin, flips, w.items, w.max_level, buf);
+	if (flip)
+		KUNIT_EXPECT_GT(test, flips, 100ULL);
 	kfree(buf);
 	tk_remount(test, fs);
 	tk_walk(test, fs, &w);
@@ -1088,17 +1103,23 @@ static void tk_concurrent(struct kunit *test, const char *lock)
 
 static void tk_concurrent_mutex(struct kunit *test)
 {
-	tk_concurrent(test, "mutex");
+	tk_concurrent(test, "mutex", 0, false);
 }
 
 static void tk_concurrent_spin512(struct kunit *test)
 {
-	tk_concurrent(test, "spin512");
+	tk_concurrent(test, "mutex", TWIG_SPIN512_ROUNDS, false);
+}
+
+/* waiters that began under one loop length finish under another */
+static void tk_concurrent_spin_switch(struct kunit *test)
+{
+	tk_concurrent(test, "mutex", 0, true);
 }
 
 static void tk_concurrent_rwsem(struct kunit *test)
 {
-	tk_concurrent(test, "rwsem");
+	tk_concurrent(test, "rwsem", 0, false);
 }
 
 static struct kunit_case twig_ctree_cases[] = {
@@ -1118,6 +1139,7 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_random),
 	KUNIT_CASE(tk_concurrent_mutex),
 	KUNIT_CASE(tk_concurrent_spin512),
+	KUNIT_CASE(tk_concurrent_spin_switch),
 	KUNIT_CASE(tk_concurrent_rwsem),
 	{}
 };

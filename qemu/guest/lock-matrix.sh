@@ -1,17 +1,16 @@
 #!/bin/sh
-# Run one guest test under each of the five lock configurations of
-# DESIGN.md section 1 (twigfs lock= strategy x kernel mutex spin policy):
+# Run one guest test under each twigfs lock configuration of the table
+# (/twig/configs.txt, from workloads/configs.txt: twigfs lock= and spin=
+# x the kernel's mutex spin policy):
 #   lock-matrix.sh /twig/test-vfs-concurrency.sh
-# The test reads the strategy from $LOCKS; the policy is set here.
+# The test reads the mount options from $LOCKS ("mutex,spin=512"); the
+# policy is set here.
 test=$1
 knob=/proc/sys/kernel/mutex_spin
 rc=0
-for cfg in mutex-nospin:mutex:none spin512:spin512:none mutex-owner:mutex:owner \
-	mutex-osq:mutex:osq rwsem:rwsem:osq; do
-	name=${cfg%%:*}
-	lock=${cfg#*:}
-	lock=${lock%%:*}
-	policy=${cfg##*:}
+awk '!/^#/ && $2 == "twigfs" { print $1, $3, $4, $5 }' /twig/configs.txt >/tmp/matrix.cfgs
+[ -s /tmp/matrix.cfgs ] || { echo "FAIL matrix: no twigfs configurations in /twig/configs.txt"; exit 1; }
+while read -r name lock spin policy; do
 	if [ -w $knob ]; then
 		echo "$policy" >$knob
 	elif [ "$policy" != osq ]; then
@@ -19,9 +18,9 @@ for cfg in mutex-nospin:mutex:none spin512:spin512:none mutex-owner:mutex:owner 
 		rc=1
 		continue
 	fi
-	echo "== $name (lock=$lock, mutex_spin=$policy)"
-	LOCKS=$lock sh "$test" >/tmp/matrix.out 2>&1 || rc=1
+	echo "== $name (lock=$lock,spin=$spin, mutex_spin=$policy)"
+	LOCKS=$lock,spin=$spin sh "$test" >/tmp/matrix.out 2>&1 || rc=1
 	sed "s/^\(PASS\|FAIL\) /&$name-/" /tmp/matrix.out
-done
+done </tmp/matrix.cfgs
 [ -w $knob ] && echo osq >$knob
 exit $rc

@@ -33,6 +33,9 @@ mount_fails bad-lock "Invalid argument" "unknown lock strategy" -o lock=bogus "$
 mount_fails bad-commit-zero "Invalid argument" "commit" -o commit=0 "$DEV" "$MNT"
 mount_fails bad-commit-text "Invalid argument" "commit" -o commit=soon "$DEV" "$MNT"
 mount_fails unknown-option "Invalid argument" "Unknown parameter" -o frobnicate "$DEV" "$MNT"
+mount_fails bad-spin-text "Invalid argument" "spin" -o spin=lots "$DEV" "$MNT"
+mount_fails bad-spin-range "Invalid argument" "out of range" -o spin=1048577 "$DEV" "$MNT"
+mount_fails spin-rwsem "Invalid argument" "has no trylock loop" -o lock=rwsem,spin=8 "$DEV" "$MNT"
 
 # A device that is not twigfs, and a twigfs with a damaged superblock.
 dd if=/dev/zero of=/tmp/zero.img bs=1M count=32 2>/dev/null
@@ -48,20 +51,24 @@ mount_fails bad-csum "Structure needs cleaning" "checksum mismatch" "$loop" "$MN
 losetup -d "$loop"
 rm -f /tmp/zero.img /tmp/bad.img
 
-# Every strategy mounts, shows itself and keeps statistics.
+# Every strategy mounts, shows itself and keeps statistics; lock=spin512
+# is lock=mutex with the 2009 trylock loop (spin=512).
 for l in mutex spin512 rwsem; do
 	if ! mount -t twigfs -o lock=$l,commit=7 "$DEV" "$MNT"; then
 		fail "lock-$l" "mount -o lock=$l failed"
 		continue
 	fi
 	pass "lock-$l"
+	shown=$l spin=0
+	[ $l = spin512 ] && shown=mutex,spin=512 spin=512
 	opts=$(grep " $MNT " /proc/mounts)
 	case $opts in
-	*lock=$l*commit=7*) pass "show-options-$l" ;;
+	*lock=$shown,commit=7*) pass "show-options-$l" ;;
 	*) fail "show-options-$l" "/proc/mounts: $opts" ;;
 	esac
 	sys=/sys/fs/twigfs/$(basename "$DEV")
-	eq "sysfs-lock-$l" "$l" "$(cat "$sys/lock" 2>&1)"
+	eq "sysfs-lock-$l" "${shown%%,*}" "$(cat "$sys/lock" 2>&1)"
+	eq "sysfs-spin-$l" "$spin" "$(cat "$sys/spin" 2>&1)"
 	eq "sysfs-commit-$l" 7 "$(cat "$sys/commit" 2>&1)"
 	mkdir "$MNT/d-$l" && touch "$MNT/d-$l/f"
 	if [ -s "$sys/lock_stats" ]; then
@@ -81,6 +88,32 @@ expect_err sysfs-commit-zero "Invalid argument" sh -c "echo 0 >$sys/commit"
 check remount-commit mount -o remount,commit=9 "$MNT"
 eq remount-commit-sysfs 9 "$(cat "$sys/commit")"
 expect_err remount-lock-change "Invalid argument" mount -o remount,lock=rwsem,commit=9 "$MNT"
+# spin=: a mount option, a remount option and a sysfs value, all one
+check sysfs-spin-write sh -c "echo 300 >$sys/spin"
+eq sysfs-spin-read 300 "$(cat "$sys/spin")"
+expect_err sysfs-spin-range "Invalid argument" sh -c "echo 1048577 >$sys/spin"
+expect_err sysfs-spin-text "Invalid argument" sh -c "echo many >$sys/spin"
+eq sysfs-spin-kept 300 "$(cat "$sys/spin")"
+case $(grep " $MNT " /proc/mounts) in
+*lock=mutex,spin=300*) pass show-options-spin ;;
+*) fail show-options-spin "/proc/mounts: $(grep " $MNT " /proc/mounts)" ;;
+esac
+check remount-spin mount -o remount,spin=0 "$MNT"
+eq remount-spin-sysfs 0 "$(cat "$sys/spin")"
+check remount-spin512 mount -o remount,lock=spin512 "$MNT"
+eq remount-spin512-sysfs 512 "$(cat "$sys/spin")"
+# ops: completed VFS operations by kind, "total" first and their sum
+check ops-reset sh -c "echo 1 >$sys/ops_reset"
+eq ops-zero "total 0" "$(head -n 1 "$sys/ops")"
+mkdir "$MNT/ops" && echo x >"$MNT/ops/f" && cat "$MNT/ops/f" >/dev/null &&
+	ls -l "$MNT/ops" >/dev/null && mv "$MNT/ops/f" "$MNT/ops/g" &&
+	rm "$MNT/ops/g" && rmdir "$MNT/ops"
+for k in create write read readdir getattr rename remove lookup open; do
+	n=$(awk -v k=$k '$1 == k { print $2 }' "$sys/ops")
+	check "ops-$k" [ "${n:-0}" -gt 0 ]
+done
+eq ops-total-sum "$(awk 'NR > 1 { s += $2 } END { print s }' "$sys/ops")" \
+	"$(awk '$1 == "total" { print $2 }' "$sys/ops")"
 check statfs-df df "$MNT"
 umount "$MNT"
 if [ -d "$sys" ]; then
