@@ -517,6 +517,30 @@ static int twig_alloc_load(struct twig_fs_info *fs)
 	return 0;
 }
 
+/*
+ * The first MiB (superblock included) and both bitmap copies are never
+ * handed out, whatever the bitmap says: a bitmap that frees them (its
+ * checksum valid) would let a tree block land on the superblock, which
+ * the next commit overwrites.  They are set in the committed bitmap (the
+ * next commit writes them), as btrfs excludes its superblock copies from
+ * every block group whatever its free-space cache says.
+ */
+static void twig_alloc_reserve_format(struct twig_fs_info *fs)
+{
+	struct twig_super_block *sb = fs->super_copy;
+	u64 end = (le64_to_cpu(sb->alloc_start) +
+		   2 * le64_to_cpu(sb->alloc_bytes)) >> TWIG_SECTOR_SHIFT;
+	u64 i, n = 0;
+
+	for (i = 0; i < end; i++)
+		if (!__test_and_set_bit_le(i, fs->alloc_committed))
+			n++;
+	if (n)
+		pr_warn("twigfs (%s): allocation bitmap: %llu sectors of the reserved area [0, %llu) (superblock, bitmaps) were free; marked in use\n",
+			fs->sb ? fs->sb->s_id : "memdev", n,
+			end << TWIG_SECTOR_SHIFT);
+}
+
 int twig_alloc_init(struct twig_fs_info *fs)
 {
 	size_t longs;
@@ -544,6 +568,7 @@ int twig_alloc_init(struct twig_fs_info *fs)
 	ret = twig_alloc_load(fs);
 	if (ret)
 		goto fail;
+	twig_alloc_reserve_format(fs);
 	memcpy(fs->alloc_working, fs->alloc_committed, fs->alloc_map_bytes);
 	memcpy(fs->alloc_busy, fs->alloc_committed, fs->alloc_map_bytes);
 	used = memweight(fs->alloc_committed, fs->alloc_map_bytes);

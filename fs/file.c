@@ -43,8 +43,9 @@
 struct twig_fext {
 	u64 start;		/* file offset (key offset) */
 	u64 end;		/* start + num_bytes, or ram_bytes for inline */
-	u64 disk;		/* regular: disk_bytenr */
-	u64 disk_len;		/* regular: disk_num_bytes */
+	u64 disk;		/* regular: where start is, disk_bytenr + offset */
+	u64 run;		/* regular: the run the item owns, disk_bytenr */
+	u64 run_len;		/* regular: disk_num_bytes */
 	u64 generation;
 	u8 type;
 };
@@ -63,14 +64,16 @@ static int twig_decode_fext(struct twig_eb *leaf, int slot,
 	if (fe->type == TWIG_FILE_EXTENT_INLINE) {
 		x->end = key->offset + le64_to_cpu(fe->ram_bytes);
 		x->disk = 0;
-		x->disk_len = 0;
+		x->run = 0;
+		x->run_len = 0;
 		return 0;
 	}
 	if ((fe->type != TWIG_FILE_EXTENT_REG &&
 	     fe->type != TWIG_FILE_EXTENT_PREALLOC) || size < sizeof(*fe))
 		return -EUCLEAN;
-	x->disk = le64_to_cpu(fe->disk_bytenr) + le64_to_cpu(fe->offset);
-	x->disk_len = le64_to_cpu(fe->disk_num_bytes);
+	x->run = le64_to_cpu(fe->disk_bytenr);
+	x->run_len = le64_to_cpu(fe->disk_num_bytes);
+	x->disk = x->run + le64_to_cpu(fe->offset);
 	x->end = key->offset + le64_to_cpu(fe->num_bytes);
 	return 0;
 }
@@ -313,12 +316,49 @@ static int twig_insert_reg(struct twig_trans *trans, struct inode *inode,
 }
 
 /*
+ * The item of @x is gone or cut: free its whole run, [disk_bytenr, +
+ * disk_num_bytes), except the pieces the items left in its place own now
+ * (@head bytes from x->disk, and @tail bytes from @tail_disk; 0 for none).
+ * The run may start before x->disk (a non-zero offset: images of other
+ * tools) and end after the mapped bytes; the tree checker keeps the
+ * mapped bytes inside it.  Takes what was freed off nbytes.
+ */
+static int twig_free_run_except(struct twig_trans *trans, struct inode *inode,
+				const struct twig_fext *x, u64 head,
+				u64 tail_disk, u64 tail)
+{
+	struct twig_fs_info *fs = trans->fs;
+	u64 keep[2][2] = { { x->disk, head }, { tail_disk, tail } };
+	u64 at = x->run, end = x->run + x->run_len;
+	int ret = 0, err;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!keep[i][1])
+			continue;
+		if (keep[i][0] > at) {
+			err = twig_free_data(fs, trans, at, keep[i][0] - at);
+			ret = ret ?: err;
+		}
+		at = keep[i][0] + keep[i][1];
+	}
+	if (end > at) {
+		err = twig_free_data(fs, trans, at, end - at);
+		ret = ret ?: err;
+	}
+	if (!ret)
+		twig_set_nbytes(inode, TWIG_I(inode)->nbytes -
+				(x->run_len - head - tail));
+	return ret;
+}
+
+/*
  * Remove [start, end) (sector aligned, end may be U64_MAX) from the file's
  * extents: items inside are deleted, items across a boundary are cut, and
  * the sectors no longer referenced are freed; a cut preallocated extent
- * stays preallocated.  An inline extent is deleted when start is 0.  Stops
- * with -EAGAIN after @max items so that a long truncate can take a fresh
- * handle.
+ * stays preallocated.  Every piece left owns exactly its sectors (offset
+ * 0).  An inline extent is deleted when start is 0.  Stops with -EAGAIN
+ * after @max items so that a long truncate can take a fresh handle.
  */
 static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			   u64 start, u64 end, int max)
@@ -376,16 +416,17 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			twig_release_path(path);
 			if (ret)
 				break;
-			ret = twig_free_data(fs, trans, x.disk, x.disk_len);
+			ret = twig_free_run_except(trans, inode, &x, 0, 0, 0);
 			if (ret)
 				break;
-			twig_set_nbytes(inode, ti->nbytes - x.disk_len);
 			continue;
 		}
 		if (x.start < start) {
 			/* keep the head [x.start, start) in place */
 			u64 head = start - x.start;
 
+			fe->disk_bytenr = cpu_to_le64(x.disk);
+			fe->offset = 0;
 			fe->num_bytes = cpu_to_le64(head);
 			fe->disk_num_bytes = cpu_to_le64(head);
 			fe->ram_bytes = cpu_to_le64(head);
@@ -393,24 +434,22 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 			twig_release_path(path);
 			if (x.end > end) {
 				/* and the tail [end, x.end) as its own item */
+				u64 tail_disk = x.disk + (end - x.start);
+
 				ret = twig_insert_fext(trans, inode, x.type,
 						       end, x.generation,
-						       x.disk + (end - x.start),
-						       x.end - end);
+						       tail_disk, x.end - end);
 				if (ret)
 					break;
-				ret = twig_free_data(fs, trans, x.disk + head,
-						     end - start);
-				if (!ret)
-					twig_set_nbytes(inode,
-							ti->nbytes - (end - start));
+				ret = twig_free_run_except(trans, inode, &x,
+							   head, tail_disk,
+							   round_up(x.end - end,
+								    TWIG_SECTORSIZE));
 				break;
 			}
-			ret = twig_free_data(fs, trans, x.disk + head,
-					     x.disk_len - head);
+			ret = twig_free_run_except(trans, inode, &x, head, 0, 0);
 			if (ret)
 				break;
-			twig_set_nbytes(inode, ti->nbytes - (x.disk_len - head));
 			continue;
 		}
 		/* x.start >= start, x.end > end: keep the tail [end, x.end) */
@@ -422,9 +461,9 @@ static int twig_drop_range(struct twig_trans *trans, struct inode *inode,
 				       x.disk + (end - x.start), x.end - end);
 		if (ret)
 			break;
-		ret = twig_free_data(fs, trans, x.disk, end - x.start);
-		if (!ret)
-			twig_set_nbytes(inode, ti->nbytes - (end - x.start));
+		ret = twig_free_run_except(trans, inode, &x, 0,
+					   x.disk + (end - x.start),
+					   round_up(x.end - end, TWIG_SECTORSIZE));
 		break;
 	}
 	twig_free_path(path);

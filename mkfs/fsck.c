@@ -1093,6 +1093,22 @@ static void check_bitmap(struct fsck *f)
 			problem(f, "allocation bitmap", "bits set past the end of the device");
 			break;
 		}
+	/*
+	 * The kernel forces these in use at mount (fs/alloc.c), but a bitmap
+	 * that frees them lets any other reader hand out the superblock.
+	 */
+	for (uint64_t s = 0; s < f->data_start / TWIG_SECTORSIZE; s++) {
+		uint64_t e = s;
+
+		if (disk[s / 8] & TWIG_BITMAP_BIT(s))
+			continue;
+		while (e < f->data_start / TWIG_SECTORSIZE &&
+		       !(disk[e / 8] & TWIG_BITMAP_BIT(e)))
+			e++;
+		problem(f, "allocation bitmap", "reserved area (superblock, bitmaps) sectors [%" PRIu64 ", +%" PRIu64 ") bytes not marked in use",
+			s * TWIG_SECTORSIZE, (e - s) * TWIG_SECTORSIZE);
+		break;
+	}
 	report_runs(f, disk, true);
 	report_runs(f, disk, false);
 	count = twig_popcount(disk, f->total_bits);

@@ -74,6 +74,12 @@ for state in open headless; do
 	record "orphanleftover-$state.img" 4 "INODE_REF.*being.deleted"
 done
 
+# A file's run starts a sector before its data (extent offset 4096, as
+# FORMAT.md allows), and another file's extent follows right after it:
+# valid, and a rw mount must free exactly the run the item names.
+populated "$OUT/extoffset.img" -D extoffset
+record extoffset.img 0 -
+
 img=$OUT/sb-bitflip.img
 fresh "$img"
 flip "$img" $((65536 + 200)) 3
@@ -199,6 +205,7 @@ childdata checksum.mismatch
 childloop referenced.twice.*cycle
 childself referenced.twice.*cycle
 bitmaptree unaccounted
+bitmapreserved reserved.area.*not.marked.in.use
 EOF
 
 # Seeded random mutations of header fields, item headers and item bodies,

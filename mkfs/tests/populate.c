@@ -78,6 +78,7 @@ struct pop {
 	uint64_t sb_generation;	/* what write_all() stores, GEN unless damaged */
 	uint64_t sb_bytes_used;	/* non-zero: stored instead of the bitmap's count */
 	uint64_t clear_block;	/* non-zero: a tree block left free in the bitmap */
+	uint64_t offset_ino;	/* extoffset: the inode whose extent has offset */
 };
 
 #define die(...) twig_die(PROG, __VA_ARGS__)
@@ -257,9 +258,13 @@ static void add_file_xattrs(struct pop *p, struct pinode *in)
 	add_xattr(p, in->ino, "system.posix_acl_access", acl, sizeof(acl) - 1);
 }
 
-/* A regular extent of @len bytes at file offset @off, data written now. */
-static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
-			uint64_t len)
+/*
+ * A regular extent of @len bytes at file offset @off, data written now.
+ * With @skip, the run starts @skip bytes before the data (item offset
+ * @skip), as FORMAT.md allows: valid, but not what the module writes.
+ */
+static void add_regular_at(struct pop *p, struct pinode *in, uint64_t off,
+			   uint64_t len, uint64_t skip)
 {
 	uint64_t disk_len = twig_round_up(len, TWIG_SECTORSIZE);
 	uint8_t *data = xzalloc(disk_len);
@@ -268,7 +273,8 @@ static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
 		.ram_bytes = htole64(disk_len),
 		.type = TWIG_FILE_EXTENT_REG,
 		.disk_bytenr = htole64(p->cursor),
-		.disk_num_bytes = htole64(disk_len),
+		.disk_num_bytes = htole64(skip + disk_len),
+		.offset = htole64(skip),
 		.num_bytes = htole64(len),
 	};
 
@@ -278,15 +284,21 @@ static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
 	if (!p->first_extent)
 		p->first_extent = p->cursor;
 	memset(data, (int)(in->ino & 0xff), len);
-	if (twig_pwrite_full(p->fd, data, disk_len, p->cursor))
+	if (twig_pwrite_full(p->fd, data, disk_len, p->cursor + skip))
 		die("write failed: %s", strerror(errno));
 	free(data);
-	p->cursor += disk_len;
+	p->cursor += skip + disk_len;
 	if (p->cursor > p->total_bytes / 2)
 		die("image too small for this much data");
 	add_item(p, in->ino, TWIG_EXTENT_DATA_KEY, off, &fe, sizeof(fe));
 	in->size = off + len;
-	in->nbytes += disk_len;
+	in->nbytes += skip + disk_len;
+}
+
+static void add_regular(struct pop *p, struct pinode *in, uint64_t off,
+			uint64_t len)
+{
+	add_regular_at(p, in, off, len, 0);
 }
 
 static void add_file_data(struct pop *p, struct pinode *in, unsigned kind)
@@ -299,7 +311,15 @@ static void add_file_data(struct pop *p, struct pinode *in, unsigned kind)
 		add_inline(p, in, 1 + rnd(p, TWIG_MAX_INLINE));
 		break;
 	case 3:
-		add_regular(p, in, 0, 1 + rnd(p, 3 * TWIG_SECTORSIZE));
+		/*
+		 * extoffset: the first such file's run starts a sector before
+		 * its data, and the next file's extent follows right after it.
+		 */
+		add_regular_at(p, in, 0, 1 + rnd(p, 3 * TWIG_SECTORSIZE),
+			       damage_is(p, "extoffset") && !p->offset_ino ?
+			       TWIG_SECTORSIZE : 0);
+		if (damage_is(p, "extoffset") && !p->offset_ino)
+			p->offset_ino = in->ino;
 		break;
 	default:				/* two extents around a hole */
 		add_regular(p, in, 0, TWIG_SECTORSIZE);
@@ -1375,6 +1395,11 @@ static void write_all(struct pop *p, const struct block *root)
 	if (damage_is(p, "unaccounted") && p->first_extent)
 		p->map[p->first_extent / TWIG_SECTORSIZE / 8] &=
 			(uint8_t)~TWIG_BITMAP_BIT(p->first_extent / TWIG_SECTORSIZE);
+	/* the superblock and both bitmap copies free, checksum valid */
+	if (damage_is(p, "bitmapreserved"))
+		for (uint64_t s = TWIG_SUPER_OFFSET / TWIG_SECTORSIZE;
+		     s < data_start / TWIG_SECTORSIZE; s++)
+			p->map[s / 8] &= (uint8_t)~TWIG_BITMAP_BIT(s);
 	if (p->clear_block)
 		p->map[p->clear_block / TWIG_SECTORSIZE / 8] &=
 			(uint8_t)~TWIG_BITMAP_BIT(p->clear_block / TWIG_SECTORSIZE);
@@ -1420,7 +1445,8 @@ static const char *const other_damage[] = {
 	"nlink", "nbytes", "dirsize", "dirhash", "dotdot", "inodetransid",
 	"inodegen", "direntgen", "extgen", "badname", "noindex", "extoverlap",
 	"orphan", "orphanlinked", "orphanmissing", "orphanleftover", "leak",
-	"unaccounted", "keyorder", "childptr", "childgen",
+	"unaccounted", "keyorder", "childptr", "childgen", "extoffset",
+	"bitmapreserved",
 };
 
 static bool known_damage(const char *name)
@@ -1498,6 +1524,9 @@ int main(int argc, char **argv)
 	write_all(&p, root);
 	printf("%zu items, %zu tree blocks, root level %u\n", p.nitems,
 	       p.nblocks, p.sb.root_level);
+	if (p.offset_ino)
+		printf("inode %" PRIu64 ": extent with offset %u\n",
+		       p.offset_ino, TWIG_SECTORSIZE);
 	free_all(&p);
 	close(p.fd);
 	return 0;

@@ -2,7 +2,8 @@
 # The long steps of test-crafted.sh, as a script so that busybox timeout
 # can bound them:
 #   crafted-steps.sh walk DIR       readdir, lstat, stat, read, readlink all
-#   crafted-steps.sh scribble DIR   create, mkdir, rename, append, unlink all
+#   crafted-steps.sh scribble DIR   create, mkdir, append to every file, rename
+#   crafted-steps.sh remove DIR     unlink all
 # Exit status 1 if any access failed (an allowed outcome on a damaged image).
 r=0
 d=$2
@@ -20,7 +21,9 @@ scribble)
 	echo crafted >"$d/crafted-new" || r=1
 	mkdir "$d/crafted-dir" || r=1
 	mv "$d/crafted-new" "$d/crafted-dir/moved" || r=1
-	find "$d" -type f | head -n 100 >/tmp/crafted-files
+	# every file: an append rewrites its last sector (CoW), which frees
+	# what its extent item names (issue 27: an extent with an offset)
+	find "$d" -type f >/tmp/crafted-files
 	while read -r f; do
 		echo more >>"$f" || r=1
 	done </tmp/crafted-files
@@ -29,10 +32,13 @@ scribble)
 		mv "$e" "$e.renamed" || r=1
 	done
 	sync
+	;;
+remove)
 	rm -rf "${d:?}"/* || r=1
+	sync
 	;;
 *)
-	echo "usage: $0 walk|scribble DIR" >&2
+	echo "usage: $0 walk|scribble|remove DIR" >&2
 	exit 2
 	;;
 esac

@@ -2,11 +2,14 @@
 # Damaged images against the module (issue 12): scripts/test-crafted.sh
 # puts gzipped images and a list of names to run ("todo") in $CRAFTED_DIR
 # (/results/crafted).  Each image is loop-mounted read-only and walked, then
-# read-write, walked, written, renamed, unlinked and synced; every step is
-# bounded in time.  Allowed: refused at mount, errors on access, or correct
-# behaviour.  A failure: a kernel report in dmesg (oops, WARNING, KASAN,
-# lockup...), a step that does not finish, a failed umount, or, after the
-# rw mount, fsck.twigfs finding more tree blocks used twice than before.
+# read-write, walked, written, renamed and synced, unmounted, checked by
+# fsck (while every file is still there), then mounted read-write again,
+# emptied and synced; every step is bounded in time.  Allowed: refused at
+# mount, errors on access, or correct behaviour.  A failure: a kernel
+# report in dmesg (oops, WARNING, KASAN, lockup...), a step that does not
+# finish, a failed umount, or, after either rw mount, fsck.twigfs finding a
+# block or sector in use freed (more such problems than before), or any
+# problem on an image that was clean.
 # One line per image: "PASS crafted-NAME: refused|errors|clean (...)" or
 # "FAIL crafted-NAME: why"; "crafted: begin NAME" before each, so that the
 # host can name the image a dead guest was processing.  A step that never
@@ -65,13 +68,39 @@ try() {
 			step rw-scribble sh "$STEPS" scribble "$mnt"
 			step rw-sync sync
 		fi
-		if ! step "$mode-umount" umount "$mnt"; then
-			echo "umount of the $mode mount failed: $(head -c 120 "$W/$mode-umount.out"); users: $(users_of "$mnt")" >"$W/fail"
-			umount -l "$mnt" 2>/dev/null
+		umount_step "$mode" "$mnt"
+	fi
+	# the sectors every file still names must be in use: fsck now, then
+	# empty the filesystem in a second rw mount
+	if [ "$mode" = rw ] && grep -q rw "$W/mounted" 2>/dev/null && [ ! -s "$W/fail" ]; then
+		echo fsck-mid >"$W/step"
+		fsck.twigfs -n "$IMG" >"$W/fsck-mid" 2>&1
+		compare_fsck "$W/fsck-mid" "the rw mount"
+		if step rw2-mount mount -t twigfs -o rw "$loop" "$mnt"; then
+			step rw2-remove sh "$STEPS" remove "$mnt"
+			umount_step rw2 "$mnt"
 		fi
 	fi
 	losetup -d "$loop" 2>/dev/null
 	return 0
+}
+
+# umount_step MODE MNT
+umount_step() {
+	if ! step "$1-umount" umount "$2"; then
+		echo "umount of the $1 mount failed: $(head -c 120 "$W/$1-umount.out"); users: $(users_of "$2")" >"$W/fail"
+		umount -l "$2" 2>/dev/null
+	fi
+}
+
+# compare_fsck FILE WHAT: a failure if fsck's FILE has more freed-in-use
+# problems than before the rw mounts, or any problem on a clean image.
+compare_fsck() {
+	if [ "$(problems "$1" "$FREED")" -gt "$(problems "$W/fsck-before" "$FREED")" ]; then
+		echo "a block in use was freed by $2: $(grep -m 1 -E "$FREED" "$1" | cut -c1-200)" >>"$W/fail"
+	elif [ "$(problems "$W/fsck-before")" = 0 ] && [ "$(problems "$1")" != 0 ]; then
+		echo "$2 damaged a clean image: $(head -n 1 "$1" | cut -c1-200)" >>"$W/fail"
+	fi
 }
 
 # users_of MNT: the processes using MNT, "pid:comm ...".
@@ -106,11 +135,7 @@ work() {
 	if grep -q rw "$W/mounted" 2>/dev/null; then
 		echo fsck-after >"$W/step"
 		fsck.twigfs -n "$IMG" >"$W/fsck-after" 2>&1
-		if [ "$(problems "$W/fsck-after" "$FREED")" -gt "$(problems "$W/fsck-before" "$FREED")" ]; then
-			echo "a block in use was freed by the rw mount: $(grep -m 1 -E "$FREED" "$W/fsck-after" | cut -c1-200)" >>"$W/fail"
-		elif [ "$(problems "$W/fsck-before")" = 0 ] && [ "$(problems "$W/fsck-after")" != 0 ]; then
-			echo "the rw mount damaged a clean image: $(head -n 1 "$W/fsck-after" | cut -c1-200)" >>"$W/fail"
-		fi
+		[ -s "$W/fail" ] || compare_fsck "$W/fsck-after" "emptying it"
 	fi
 }
 
@@ -140,7 +165,7 @@ verdict() {
 	else
 		outcome=clean
 	fi
-	pass "$1: $outcome (fsck $(problems "$W/fsck-before") problems before, $(problems "$W/fsck-after") after; $steps)"
+	pass "$1: $outcome (fsck $(problems "$W/fsck-before") problems before, $(problems "$W/fsck-mid") after the rw mount, $(problems "$W/fsck-after") after emptying; $steps)"
 }
 
 while read -r name; do
@@ -179,6 +204,8 @@ while read -r name; do
 		echo "== fsck before"
 		head -n 20 "$W/fsck-before"
 		echo "== fsck after the rw mount"
+		head -n 20 "$W/fsck-mid" 2>/dev/null
+		echo "== fsck after emptying it"
 		head -n 20 "$W/fsck-after" 2>/dev/null
 	} >"$DIR/out/$name.fsck"
 done <"$DIR/todo"
