@@ -37,6 +37,12 @@
 #include "vfs.h"
 
 #define TWIG_WB_PAGES	(TWIG_VFS_MAX_EXTENT / PAGE_SIZE)
+/*
+ * Extent items a truncate or punch handle drops, at most: 3 more items are
+ * reserved (a cut's new tail item, the inode, an inline cut), and fewer
+ * when space is short (twig_start_transaction_shrink()).
+ */
+#define TWIG_DROP_BATCH	64
 #define TWIG_RESERVED	((void *)1UL)
 
 /* One EXTENT_DATA item, decoded. */
@@ -666,7 +672,9 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 
 	mutex_lock(&ti->extent_mutex);
 	do {
-		trans = twig_start_transaction_reserved(fs, 64);
+		unsigned int items = TWIG_DROP_BATCH + 3;
+
+		trans = twig_start_transaction_shrink(fs, &items, 4);
 		if (IS_ERR(trans)) {
 			ret = PTR_ERR(trans);
 			break;
@@ -691,7 +699,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		if (!ret)
 			ret = twig_drop_range(trans, inode,
 					      round_up(new_size, TWIG_SECTORSIZE),
-					      U64_MAX, 64);
+					      U64_MAX, items - 3);
 		if (!ret || ret == -EAGAIN) {
 			int err = twig_update_inode(trans, inode);
 
@@ -1411,12 +1419,15 @@ static int twig_punch_hole(struct inode *inode, u64 start, u64 end)
 	mutex_lock(&ti->extent_mutex);
 	inode_set_mtime_to_ts(inode, inode_set_ctime_current(inode));
 	do {
-		trans = twig_start_transaction_reserved(fs, 64);
+		unsigned int items = TWIG_DROP_BATCH + 3;
+
+		trans = twig_start_transaction_shrink(fs, &items, 4);
 		if (IS_ERR(trans)) {
 			ret = PTR_ERR(trans);
 			break;
 		}
-		ret = lo < hi ? twig_drop_range(trans, inode, lo, hi, 64) : 0;
+		ret = lo < hi ? twig_drop_range(trans, inode, lo, hi,
+						items - 3) : 0;
 		if (!ret || ret == -EAGAIN) {
 			err = twig_update_inode(trans, inode);
 			if (err)

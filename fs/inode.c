@@ -390,11 +390,12 @@ int twig_write_inode(struct inode *inode, struct writeback_control *wbc)
 
 /*
  * Delete every item of @ino (inode, refs, extents), freeing data sectors,
- * TWIG_DELETE_BATCH per transaction handle.  A handle stops before a
- * delete beyond its batch, never after the last one, so the handle that
- * deletes the inode's last item is the one that sees nothing left and
- * deletes the orphan item (orphan.c): no commit can hold the orphan item
- * without an item of its inode.
+ * up to TWIG_DELETE_BATCH per transaction handle, fewer when space is short
+ * (a handle may change one item more than it deletes: the orphan item).
+ * A handle stops before a delete beyond its batch, never after the last
+ * one, so the handle that deletes the inode's last item is the one that
+ * sees nothing left and deletes the orphan item (orphan.c): no commit can
+ * hold the orphan item without an item of its inode.
  */
 int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 {
@@ -403,6 +404,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 	struct twig_trans *trans;
 	struct twig_path *path;
 	u64 disk, disk_len = 0;
+	unsigned int batch;
 	int ret = 0;
 	int n;
 
@@ -410,7 +412,8 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 	if (!path)
 		return -ENOMEM;
 	for (;;) {
-		trans = twig_start_transaction_reserved(fs, TWIG_DELETE_BATCH + 1);
+		batch = TWIG_DELETE_BATCH + 1;
+		trans = twig_start_transaction_shrink(fs, &batch, 2);
 		if (IS_ERR(trans)) {
 			ret = PTR_ERR(trans);
 			break;
@@ -447,7 +450,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
 				ret = 1;
 				break;
 			}
-			if (n == TWIG_DELETE_BATCH) {
+			if (n == batch - 1) {
 				twig_release_path(path);
 				ret = 0;	/* more to delete */
 				break;

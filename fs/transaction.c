@@ -136,9 +136,16 @@ static void twig_leave(struct twig_trans *trans)
 		wake_up(&fs->writer_wait);
 }
 
+/*
+ * Join and reserve *@items items, or, when that does not fit, fewer down to
+ * @min_items (a delete that can go on in another handle); *@items is what
+ * was reserved.
+ */
 static struct twig_trans *twig_start(struct twig_fs_info *fs,
-				     unsigned int items, bool use_reserve)
+				     unsigned int *items,
+				     unsigned int min_items, bool use_reserve)
 {
+	unsigned int want = *items;
 	struct twig_trans *trans;
 	bool committed = false;
 	unsigned int nofs;
@@ -158,7 +165,12 @@ static struct twig_trans *twig_start(struct twig_fs_info *fs,
 	trans->nofs_flags = nofs;
 	for (;;) {
 		twig_join(fs, trans);
-		ret = twig_reserve_meta(trans, items);
+		*items = want;
+		ret = twig_reserve_meta(trans, *items);
+		while (ret == -ENOSPC && *items > min_items) {
+			*items = max(*items / 2, min_items);
+			ret = twig_reserve_meta(trans, *items);
+		}
 		/* a task inside another handle would wait for itself */
 		if (ret != -ENOSPC || committed || current->journal_info)
 			break;
@@ -191,7 +203,7 @@ static struct twig_trans *twig_start(struct twig_fs_info *fs,
 struct twig_trans *twig_start_transaction(struct twig_fs_info *fs,
 					  unsigned int items)
 {
-	return twig_start(fs, items, false);
+	return twig_start(fs, &items, items, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction);
 
@@ -199,9 +211,25 @@ EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction);
 struct twig_trans *twig_start_transaction_reserved(struct twig_fs_info *fs,
 						   unsigned int items)
 {
-	return twig_start(fs, items, true);
+	return twig_start(fs, &items, items, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction_reserved);
+
+/*
+ * For deletes that go on in as many handles as they need (eviction,
+ * truncate, punch): like twig_start_transaction_reserved() with *@items,
+ * but when that much does not fit, even after a commit, with fewer, down
+ * to @min_items.  *@items is set to what the handle may change.  On a full
+ * filesystem the worst case of many items can exceed the whole global
+ * reserve; a few always fit, so space can always be given back.
+ */
+struct twig_trans *twig_start_transaction_shrink(struct twig_fs_info *fs,
+						 unsigned int *items,
+						 unsigned int min_items)
+{
+	return twig_start(fs, items, min(min_items, *items), true);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_start_transaction_shrink);
 
 void twig_end_transaction(struct twig_trans *trans)
 {

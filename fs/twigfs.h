@@ -549,6 +549,9 @@ struct twig_trans *twig_start_transaction(struct twig_fs_info *fs,
 					  unsigned int items);
 struct twig_trans *twig_start_transaction_reserved(struct twig_fs_info *fs,
 						   unsigned int items);
+struct twig_trans *twig_start_transaction_shrink(struct twig_fs_info *fs,
+						 unsigned int *items,
+						 unsigned int min_items);
 void twig_end_transaction(struct twig_trans *trans);
 int twig_commit_transaction(struct twig_fs_info *fs);
 void __twig_abort_transaction(struct twig_trans *trans, const char *func,

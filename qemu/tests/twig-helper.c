@@ -77,6 +77,14 @@
  *                                               or FIBMAP on FILE
  *   twig-helper clone SRC DST                   ioctl(FICLONE): DST shares
  *                                               SRC's extents
+ *   twig-helper fill DIR LEN                    create empty files of LEN-byte
+ *                                               names (0000001xxx...) in DIR
+ *                                               until one fails; prints the
+ *                                               count and the errno's name
+ *                                               (exit 0 whatever it was)
+ *   twig-helper unfill DIR LEN FROM TO          unlink fill's files FROM..TO
+ *                                               (numbers from 1); prints the
+ *                                               count
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -318,6 +326,20 @@ static long rename_flags(char *list)
 			return -1;
 	}
 	return flags;
+}
+
+/* fill's LEN-byte name of file @n: the number, then 'x's. */
+static int fill_name(char *buf, size_t size, const char *dir, long len, long n)
+{
+	char name[256];
+	int k;
+
+	if (len < 8 || len > 255)
+		return -1;
+	k = snprintf(name, sizeof(name), "%07ld", n);
+	memset(name + k, 'x', len - k);
+	name[len] = '\0';
+	return snprintf(buf, size, "%s/%s", dir, name) >= (int)size ? -1 : 0;
 }
 
 static const char *dtype_name(unsigned char t)
@@ -622,6 +644,37 @@ int main(int argc, char **argv)
 		if (n < 0)
 			return fail();
 		printf("%zd\n", n);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "fill")) {
+		long len = strtol(argv[3], NULL, 0), n;
+		char path[4096];
+		int fd;
+
+		for (n = 1; ; n++) {
+			if (fill_name(path, sizeof(path), argv[2], len, n))
+				return 2;
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			if (fd < 0)
+				break;
+			close(fd);
+		}
+		printf("%ld %s\n", n - 1, errname(errno));
+		return 0;
+	}
+	if (argc == 6 && !strcmp(argv[1], "unfill")) {
+		long len = strtol(argv[3], NULL, 0), n, done = 0;
+		long to = strtol(argv[5], NULL, 0);
+		char path[4096];
+
+		for (n = strtol(argv[4], NULL, 0); n <= to; n++) {
+			if (fill_name(path, sizeof(path), argv[2], len, n))
+				return 2;
+			if (unlink(path))
+				return fail();
+			done++;
+		}
+		printf("%ld\n", done);
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "aio-read-truncate"))

@@ -115,11 +115,11 @@ fresh_twig() {
 	mount -t twigfs ${1:+-o "$1"} "$DEV" "$MNT"
 }
 
-# small_twig: a fresh 64 MiB twigfs on a loop device ($SMALL_LOOP), mounted
-# at /tmp/smnt, for ENOSPC tests.
+# small_twig: a fresh twigfs of $SMALL_SIZE (64M) on a loop device
+# ($SMALL_LOOP), mounted at /tmp/smnt, for ENOSPC tests.
 small_twig() {
 	rm -f /tmp/small.img
-	mkfs.twigfs -q -f -b 64M /tmp/small.img || return 1
+	mkfs.twigfs -q -f -b "${SMALL_SIZE:-64M}" /tmp/small.img || return 1
 	SMALL_LOOP=$(losetup -f) || return 1
 	losetup "$SMALL_LOOP" /tmp/small.img || return 1
 	mkdir -p /tmp/smnt
