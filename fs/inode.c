@@ -564,6 +564,12 @@ int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 	}
 	twig_generic_fillattr(request_mask, inode, stat);
 	stat->blksize = TWIG_SECTORSIZE;
+	/* direct.c: offset, length and every buffer segment in sectors */
+	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
+		stat->result_mask |= STATX_DIOALIGN;
+		stat->dio_mem_align = TWIG_SECTORSIZE;
+		stat->dio_offset_align = TWIG_SECTORSIZE;
+	}
 	twig_op_done(twig_isb(inode), TWIG_OP_GETATTR);
 	return 0;
 }

@@ -4,7 +4,8 @@
 # the alignment rule (EINVAL), inline files through the page cache,
 # O_DSYNC and fsync, direct, buffered and mapped I/O and truncates on one
 # file at once, ENOSPC on a small twigfs, the data after a remount, and no
-# bio waited for under a transaction handle.
+# bio waited for under a transaction handle; statx(STATX_DIOALIGN) gives
+# the alignment (issue 27), and a write aligned as it says works.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
 # shellcheck source=qemu/tests/twig-lib.sh
@@ -37,6 +38,17 @@ echo 1 >"$tdir/commit_stats_reset"
 head -c 4194304 /dev/urandom >/tmp/src
 head -c 1048576 /dev/urandom >/tmp/src2
 head -c 1048576 /dev/zero >/tmp/zero
+
+# STATX_DIOALIGN: what a program asks before its first direct write; a
+# regular file says 4096 (the sector) for memory and offset, anything else
+# has no direct I/O and says nothing
+: >dioalign
+eq statx-dioalign-file "1 4096 4096" "$("$HELPER" statx-dio dioalign)"
+mkdir dioalign-dir
+eq statx-dioalign-dir "0 0 0" "$("$HELPER" statx-dio dioalign-dir)"
+align=$("$HELPER" statx-dio dioalign | cut -d' ' -f3)
+eq statx-dioalign-write "$align" "$(dwrite dioalign "$align" "$align" /tmp/src)"
+rm -rf dioalign dioalign-dir
 
 # ---- GNU dd round trips: 1 MiB mappings, smaller ones, larger writes ----
 for bs in 4096 65536 1M 4M; do

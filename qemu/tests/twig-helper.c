@@ -85,6 +85,9 @@
  *   twig-helper unfill DIR LEN FROM TO          unlink fill's files FROM..TO
  *                                               (numbers from 1); prints the
  *                                               count
+ *   twig-helper statx-dio FILE                  statx(STATX_DIOALIGN): prints
+ *                                               "MASK MEM OFFSET", MASK 1 if
+ *                                               the result has STATX_DIOALIGN
  *
  * Prints "ok" or the result on success; on failure prints the errno's
  * symbolic name (ENOENT, EEXIST, ...) and exits 1.
@@ -100,6 +103,7 @@
 #include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -675,6 +679,15 @@ int main(int argc, char **argv)
 			done++;
 		}
 		printf("%ld\n", done);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "statx-dio")) {
+		struct statx stx;
+
+		if (statx(AT_FDCWD, argv[2], 0, STATX_DIOALIGN, &stx))
+			return fail();
+		printf("%d %u %u\n", !!(stx.stx_mask & STATX_DIOALIGN),
+		       stx.stx_dio_mem_align, stx.stx_dio_offset_align);
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "aio-read-truncate"))
