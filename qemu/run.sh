@@ -8,7 +8,8 @@
 # reformatted), DISK_SIZE (fresh image size, 4G), EXTRA_DISKS (number of
 # extra blank images, /dev/vdb...), KEEP=1 (keep fresh images), OUT (host
 # folder for results), KERNEL (bzImage), MODULES (space-separated .ko list,
-# the first is twigfs.ko), MOUNT=0 (do not mount /dev/vda), MOUNT_OPTS.
+# the first is twigfs.ko), MOUNT=0 (do not mount /dev/vda), MOUNT_OPTS,
+# LOG_WRITES (a path: log every write and flush of /dev/vda there).
 #
 # Exit status: the job's, or 124 on timeout, 125 when the console shows a
 # kernel oops, BUG, WARNING, lockdep, KASAN, hung-task or panic report.
@@ -81,7 +82,19 @@ if [[ $accel == kvm ]]; then
 else
 	args+=(-accel 'tcg,thread=multi')
 fi
-for d in "${disks[@]}"; do
+for i in "${!disks[@]}"; do
+	d=${disks[i]}
+	if ((i == 0)) && [[ -n ${LOG_WRITES:-} ]]; then
+		# Every write and flush of /dev/vda is logged (QEMU's blklogwrites,
+		# dm-log-writes format, read by mkfs/twigfs-logwrites) to
+		# $LOG_WRITES, starting from the copy $LOG_WRITES.base; the log's
+		# superblock is updated after every entry, so a killed QEMU
+		# leaves a readable log.
+		cp --sparse=always "$d" "$LOG_WRITES.base"
+		: >"$LOG_WRITES"
+		args+=(-drive "driver=blklogwrites,file.driver=file,file.filename=$d,file.aio=threads,log.driver=file,log.filename=$LOG_WRITES,log-sector-size=512,log-super-update-interval=${LOG_SUPER_INTERVAL:-1},if=virtio,cache=none")
+		continue
+	fi
 	args+=(-drive "file=$d,format=raw,if=virtio,cache=none,aio=threads")
 done
 append="console=ttyS0 panic=-1 oops=panic loglevel=5 random.trust_cpu=on twig.job=$job"
