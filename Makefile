@@ -11,7 +11,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	crafted fuzz crash fsx bench aa profile compare clean
+	crafted fuzz crash crashpoints fsx bench aa profile compare clean
 
 all: tools module
 
@@ -54,6 +54,13 @@ crash: deps
 		FLAVOUR=$$f ROUNDS=$(or $(ROUNDS),12) SEED=$(or $(SEED),1) \
 			scripts/test-crash.sh || rc=1; \
 	done; exit $$rc
+
+# Every flush of a logged fsync-heavy workload rebuilt, fsck'd, a sample
+# mounted and checked (scripts/test-crashpoints.sh): SEED, OPS, SAMPLE,
+# WRITERS; BREAK=1 must fail (superblocks without flush).
+crashpoints: deps
+	@SEED=$(or $(SEED),1) OPS=$(or $(OPS),40) SAMPLE=$(or $(SAMPLE),200) \
+		WRITERS=$(or $(WRITERS),4) BREAK=$(or $(BREAK),0) scripts/test-crashpoints.sh
 
 # Random file operations checked against a model (scripts/test-fsx.sh):
 # JOBS files at once, OPS operations each, seeds from SEED, NODESIZE nodes.

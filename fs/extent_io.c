@@ -24,6 +24,7 @@
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/list_sort.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -150,12 +151,23 @@ int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_dev_read);
 
+/*
+ * Tests only (make crashpoints BREAK=1 must see it fail): superblock writes
+ * lose their REQ_PREFLUSH | REQ_FUA, so a commit's blocks and an fsync's
+ * log are no longer durable before the superblock that names them.
+ */
+static bool unordered_super;
+module_param(unordered_super, bool, 0644);
+MODULE_PARM_DESC(unordered_super, "tests only: write superblocks without flush or FUA");
+
 /* @flags: extra REQ_* flags, e.g. REQ_PREFLUSH | REQ_FUA for the super. */
 int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags)
 {
 	if (test_bit(TWIG_FS_MEMONLY, &fs->flags))
 		return twig_memdev_rw(fs, bytenr, (void *)buf, len, true);
+	if (unlikely(READ_ONCE(unordered_super)))
+		flags &= ~(REQ_PREFLUSH | REQ_FUA);
 	return twig_bdev_rw(fs, bytenr, (void *)buf, len,
 			    REQ_OP_WRITE | REQ_SYNC | flags);
 }
