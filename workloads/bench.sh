@@ -26,6 +26,8 @@ case ${1:-} in
 	mode=compare
 	shift
 	for p in "$@"; do patches+=("$(realpath "$p")"); done
+	# TOGGLE=<path>:<off>,<on>: the patch's own switch, flipped in one boot
+	[[ -z ${TOGGLE:-} ]] || mode=toggle
 	((${#patches[@]})) || { echo "bench.sh: --compare needs a patch" >&2; exit 2; }
 	;;
 --report) exec "$py" "$wl/report.py" "${2:?--report needs a results folder}" ;;
@@ -33,8 +35,12 @@ case ${1:-} in
 *) echo "usage: bench.sh [--aa | --compare patch... | --report dir]" >&2; exit 2 ;;
 esac
 
-all_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem tmpfs ext4 btrfs"
-twig_configs="mutex-nospin spin512 mutex-owner mutex-osq rwsem"
+# The configurations: workloads/configs.txt, one table for every side.
+table=$wl/configs.txt
+all_configs=$(awk '!/^#/ && NF { printf "%s ", $1 }' "$table")
+twig_configs=$(awk '!/^#/ && $2 == "twigfs" { printf "%s ", $1 }' "$table")
+# col <configuration> <n>: column n of its row in the table
+col() { awk -v c="${1%%#*}" -v n="$2" '!/^#/ && $1 == c { print $n; exit }' "$table"; }
 # SWEEP=clients: every workload at SWEEP_POINTS clients/jobs (workload@N)
 # in one boot; SWEEP=vcpus: one boot per SWEEP_POINTS vCPU count.  Both
 # default to dbench on the twigfs configurations, 2 repetitions, no copy.
@@ -60,7 +66,21 @@ case $mode in
 bench) : "${CONFIGS:=$twig_configs}" ;;
 aa) : "${CONFIGS:=mutex-nospin}" ;;
 compare) : "${CONFIGS:=$twig_configs}" "${BOOTS:=2}" ;;
+toggle) : "${CONFIGS:=mutex-nospin}" ;;
 esac
+# Switchback (docs/switchback.md): configurations that share one mount
+# (twigfs lock=mutex: they differ only in spin= and the kernel's
+# mutex_spin) run inside one long run per workload, switched every WINDOW
+# ms in random blocks with a copy of the baseline; the rest run separately.
+if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=90}"; else : "${SB_SECS:=240}"; fi
+: "${SWITCHBACK:=1}" "${WINDOW:=2000}" "${SETTLE:=500}" "${SAMPLE:=100}" "${SB_LEAD:=15}"
+[[ -n ${SWEEP:-} || ${PROFILE:-0} == 1 || $mode != bench ]] && SWITCHBACK=0
+[[ $mode == toggle ]] && SWITCHBACK=1
+for v in SB_SECS WINDOW SETTLE SAMPLE SB_LEAD; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || { echo "bench.sh: $v must be a number" >&2; exit 2; }
+done
+((SAMPLE > 0 && WINDOW % SAMPLE == 0 && SETTLE < WINDOW)) ||
+	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW" >&2; exit 2; }
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
 # The default matrix fits about 45 minutes here (README "Time on this
 # machine"); CONFIGS=all and WORKLOADS=all are everything.
@@ -89,6 +109,42 @@ if [[ ${SWEEP:-} == clients ]]; then
 elif [[ ${SWEEP:-} == vcpus ]]; then
 	BOOTS=${#points[@]}
 fi
+for c in "${configs[@]}"; do
+	[[ -n $(col "$c" 1) ]] || { echo "bench.sh: unknown configuration '$c' (see $table)" >&2; exit 2; }
+done
+# The switchback set and its file: "mount <configuration>", then
+# "<label> <path>=<value> ..." per configuration (twig-switch's input).
+sb_lines=()
+if [[ $mode == toggle ]]; then
+	[[ $TOGGLE =~ ^(/[^:]+):([^,]+),([^,]+)$ ]] ||
+		{ echo "bench.sh: TOGGLE must be /path:off,on (e.g. /proc/sys/kernel/x:0,1)" >&2; exit 2; }
+	sb_mount=${configs[0]}
+	sb_lines=("off ${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+		"on ${BASH_REMATCH[1]}=${BASH_REMATCH[3]}"
+		"off#B ${BASH_REMATCH[1]}=${BASH_REMATCH[2]}")
+	configs=()
+elif ((SWITCHBACK)); then
+	sb=() rest=()
+	for c in "${configs[@]}"; do
+		if [[ $(col "$c" 2) == twigfs && $(col "$c" 3) == mutex ]]; then
+			sb+=("$c")
+		else
+			rest+=("$c")
+		fi
+	done
+	if ((${#sb[@]} >= 2)) && [[ " ${sb[*]} " == *" mutex-nospin "* ]]; then
+		sb_mount=mutex-nospin
+		for c in mutex-nospin "${sb[@]/mutex-nospin/}" mutex-nospin#B; do
+			[[ -n $c ]] || continue
+			sb_lines+=("$c /proc/sys/kernel/mutex_spin=$(col "$c" 5) /sys/fs/twigfs/vda/spin=$(col "$c" 4)")
+		done
+		# the separate runs keep their baseline for the ratios
+		configs=("${rest[@]}")
+		((${#rest[@]} == 0)) || configs=(mutex-nospin "${rest[@]}")
+	else
+		SWITCHBACK=0
+	fi
+fi
 if [[ $mode == aa ]]; then
 	((${#configs[@]} == 1)) || { echo "bench.sh: --aa takes one CONFIGS entry" >&2; exit 2; }
 	configs=("${configs[0]}#A" "${configs[0]}#B")
@@ -112,6 +168,8 @@ out=$(cd "$out" && pwd)
 # files and the lookup program (static, so it runs in the initramfs).
 cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
 gcc -O2 -Wall -static -o "$out/harness/twig-lookup" "$wl/twig-lookup.c"
+gcc -std=gnu99 -O2 -Wall -Wextra -Werror -static -o "$out/harness/twig-switch" "$wl/twig-switch.c"
+cp "$table" "$out/harness/"
 # Debian's fs_mark needs only libc, which the guest has.
 cp /usr/bin/fs_mark "$out/harness/"
 # PROFILE=1: Debian's perf (linux-perf, the guest kernel's version) and its
@@ -125,13 +183,10 @@ if [[ $PROFILE == 1 ]]; then
 	done
 fi
 
-# Each kernel is resolved (and built if needed) once, never while another
-# build runs: two builds on a 2-core host would each take twice as long.
+# Each kernel is resolved (and built if needed) once; build-kernel.sh
+# returns a cached tree at once and builds one kernel at a time (a lock),
+# as two builds on a 2-core host would each take twice as long.
 kernel_dir() {
-	if pgrep -f qemu/build-kernel.sh >/dev/null; then
-		echo "bench.sh: waiting for another kernel build to finish" >&2
-		while pgrep -f qemu/build-kernel.sh >/dev/null; do sleep 10; done
-	fi
 	local flav=()
 	[[ ${FLAVOUR:-default} == debug ]] && flav=(debug)
 	dirname "$("$top/qemu/build-kernel.sh" "${flav[@]}" "$@" | tail -n 1)"
@@ -154,6 +209,10 @@ else
 	if [[ $mode == compare ]]; then
 		kdirs+=("$(KERNEL=${gens[0]} kernel_dir "${patches[@]}")")
 		labels+=(B)
+	elif [[ $mode == toggle ]]; then
+		# one boot of the patched kernel: off and on inside each run
+		kdirs=("$(KERNEL=${gens[0]} kernel_dir "${patches[@]}")")
+		labels=(B)
 	fi
 fi
 
@@ -163,6 +222,13 @@ fi
 # first or next to the same neighbour, and the same SEED replays the plan.
 write_plan() {
 	local boot=$1 rep w c idx=0 wi=0
+	if ((${#sb_lines[@]})); then
+		for w in "${workloads[@]}"; do
+			idx=$((idx + 1))
+			echo "$idx $w switchback:$SB_SECS 1"
+		done
+	fi
+	((${#configs[@]})) || return 0
 	for ((rep = 1; rep <= REPEAT; rep++)); do
 		wi=0
 		for w in "${workloads[@]}"; do
@@ -220,6 +286,14 @@ write_profile_plan() {
 	echo "sweep ${SWEEP:-none}"
 	echo "sweep_points ${points[*]}"
 	echo "configs ${configs[*]}"
+	echo "switchback $SWITCHBACK"
+	echo "switchback_configs $(printf '%s\n' "${sb_lines[@]}" | cut -d' ' -f1 | tr '\n' ' ')"
+	echo "switchback_mount ${sb_mount:-}"
+	echo "switchback_secs $SB_SECS"
+	echo "window_ms $WINDOW"
+	echo "settle_ms $SETTLE"
+	echo "sample_ms $SAMPLE"
+	echo "toggle ${TOGGLE:-}"
 	echo "workloads ${workloads[*]}"
 	for k in "${!kdirs[@]}"; do
 		d=${kdirs[$k]}
@@ -228,17 +302,22 @@ write_profile_plan() {
 		echo "kernel_${labels[$k]}_config_hash $(cat "$d/config-hash" 2>/dev/null || echo unknown)"
 		echo "kernel_${labels[$k]}_patches $(xargs -r -n 1 basename <"$d/patches" 2>/dev/null | tr '\n' ' ')"
 	done
-	if [[ $mode == compare ]]; then
+	if [[ $mode == compare || $mode == toggle ]]; then
 		echo "compare_patches ${patches[*]}"
 	fi
 } >"$out/host-info.txt"
 
 nruns=$((REPEAT * ${#workloads[@]} * ${#configs[@]}))
+sb_runs=0
+((${#sb_lines[@]})) && sb_runs=${#workloads[@]}
 [[ $PROFILE == 1 ]] && nruns=$((nruns + ${#workloads[@]} * ${#configs[@]}))
 longest=$((DURATION > CREATE_SECS ? DURATION : CREATE_SECS))
 per_run=$((longest * 3 + 40))
-timeout=$((nruns * per_run + 600))
-echo "bench: $mode, ${#configs[@]} configurations x ${#workloads[@]} workloads x $REPEAT repetitions = $nruns runs per boot, ${#labels[@]}x$BOOTS boots; results in $out"
+timeout=$((nruns * per_run + sb_runs * (SB_SECS + SB_LEAD + 120) + 600))
+if ((sb_runs)); then
+	echo "bench: switchback, ${#sb_lines[@]} configurations (${sb_lines[*]%% *}) switched every $WINDOW ms inside one ${SB_SECS} s run per workload: $sb_runs runs"
+fi
+echo "bench: $mode, ${#configs[@]} configurations x ${#workloads[@]} workloads x $REPEAT repetitions = $nruns separate runs per boot, ${#labels[@]}x$BOOTS boots; results in $out"
 
 # boot <n> <label> <kernel index>
 boot() {
@@ -261,9 +340,22 @@ boot() {
 		CREATE_PROBE=$CREATE_PROBE
 		FSMARK_LOOPS=$FSMARK_LOOPS
 		NODESIZE=$NODESIZE
+		SB_WINDOW=$WINDOW
+		SB_SETTLE=$SETTLE
+		SB_SAMPLE=$SAMPLE
+		SB_LEAD=$SB_LEAD
+		SB_NFILES=$((262144 / NJOBS))
+		SEED=$SEED
 	EOF
+	if ((${#sb_lines[@]})); then
+		{
+			echo "mount $sb_mount"
+			printf '%s\n' "${sb_lines[@]}"
+		} >"$dir/switchback.txt"
+	fi
 	: >"$dir/progress.log"
 	[[ $label == B ]] && extra=("${patches[@]}")
+	[[ $mode == toggle ]] && extra=("${patches[@]}")
 	echo "bench: boot $n ($label: ${kdirs[$k]##*/})"
 	echo "start $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/hostload.txt"
 	KERNEL=${gens[$k]:-${gens[0]}} PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
@@ -299,5 +391,7 @@ for ((b = 0; b < BOOTS; b++)); do
 done
 echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-info.txt"
 echo "wall_seconds $((SECONDS - start))" >>"$out/host-info.txt"
-"$py" "$wl/report.py" "$out"
-echo "bench: took $((SECONDS - start)) s; report: $out/report.md"
+((nruns == 0)) || "$py" "$wl/report.py" "$out"
+((sb_runs == 0)) || "$py" "$wl/switchback.py" "$out" >/dev/null
+echo "bench: took $((SECONDS - start)) s; report: $out/report.md $( ((sb_runs)) && echo "$out/switchback.md")"
+[[ ! -s $out/summary.txt ]] || { echo; cat "$out/summary.txt"; }

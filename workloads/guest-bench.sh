@@ -37,17 +37,11 @@ say() { echo "$*" | tee -a "$R/progress.log"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 hms() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
-# What each configuration means: "<fs> <twigfs lock=> <mutex spin policy>".
+# What a configuration means, from the table (workloads/configs.txt):
+# "<fs> <twigfs lock=> <spin=> <mutex spin policy>".
 config_def() {
-	case ${1%%#*} in
-	mutex-nospin) echo "twigfs mutex none" ;;
-	spin512) echo "twigfs spin512 none" ;;
-	mutex-owner) echo "twigfs mutex owner" ;;
-	mutex-osq) echo "twigfs mutex osq" ;;
-	rwsem) echo "twigfs rwsem osq" ;;
-	tmpfs | ext4 | btrfs) echo "${1%%#*} - osq" ;;
-	*) echo "unknown - -" ;;
-	esac
+	awk -v c="${1%%#*}" '$1 == c { print $2, $3, $4, $5; f = 1; exit }
+		END { if (!f) print "unknown - - -" }' "$H/configs.txt"
 }
 
 set_policy() {
@@ -63,7 +57,7 @@ fresh_fs() {
 	case $1 in
 	twigfs)
 		mkfs.twigfs -q -f ${NODESIZE:+-n "$NODESIZE"} "$twigdev" &&
-			mount -t twigfs -o "lock=$2" "$twigdev" "$mnt" ;;
+			mount -t twigfs -o "lock=$2,spin=$3" "$twigdev" "$mnt" ;;
 	ext4)
 		mkfs.ext4 -q -F -E nodiscard "$refdev" && mount -t ext4 "$refdev" "$mnt" ;;
 	btrfs)
@@ -77,18 +71,20 @@ fresh_fs() {
 # Decide once per boot which configurations this kernel and module can run.
 probe() {
 	: >"$R/available.txt"
-	cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null | cut -d' ' -f3 |
-		sed 's/#.*//' | sort -u >/tmp/configs
+	{
+		cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null | cut -d' ' -f3
+		sed -n 's/^mount //p' "$R/switchback.txt" 2>/dev/null
+	} | grep -v '^switchback' | sed 's/#.*//' | sort -u >/tmp/configs
 	while read -r c; do
 		# shellcheck disable=SC2046
 		set -- $(config_def "$c")
 		why=
 		if [ "$1" = unknown ]; then
 			why="unknown configuration"
-		elif [ "$3" != osq ] && [ ! -e "$knob" ]; then
+		elif [ "$4" != osq ] && [ ! -e "$knob" ]; then
 			why="kernel has no $knob (spin policy patch absent)"
-		elif [ -e "$knob" ] && ! set_policy "$3" 2>/dev/null; then
-			why="kernel refused 'echo $3 >$knob'"
+		elif [ -e "$knob" ] && ! set_policy "$4" 2>/dev/null; then
+			why="kernel refused 'echo $4 >$knob'"
 		elif [ "$1" = ext4 ] || [ "$1" = btrfs ] && [ ! -b "$refdev" ]; then
 			why="no $refdev for the reference filesystems"
 		elif ! fresh_fs "$c" </dev/null >/tmp/probe.out 2>&1; then
@@ -97,7 +93,7 @@ probe() {
 		grep -q " $mnt " /proc/mounts && umount "$mnt"
 		if [ -n "$why" ]; then
 			echo "$c no $why" >>"$R/available.txt"
-		elif [ "$1" = twigfs ] && [ "$3" = osq ] && [ ! -e "$knob" ]; then
+		elif [ "$1" = twigfs ] && [ "$4" = osq ] && [ ! -e "$knob" ]; then
 			echo "$c yes kernel default mutex (mainline 6.1 osq spinning; no $knob)" >>"$R/available.txt"
 		else
 			echo "$c yes" >>"$R/available.txt"
@@ -230,11 +226,13 @@ run_workload() {
 		mkdir -p "$mnt/own" && i=0
 		while [ "$i" -lt "$NJOBS" ]; do mkdir "$mnt/own/d$i"; i=$((i + 1)); done
 		DIR=$mnt/own NJOBS=$NJOBS NFILES=$NFILES \
-			fio --output-format=json "$H/create-own.fio" ;;
+			fio ${FIO_RUNTIME:+--runtime=$FIO_RUNTIME} \
+			--output-format=json "$H/create-own.fio" ;;
 	create-shared)
 		mkdir -p "$mnt/shared" &&
 			DIR=$mnt/shared NJOBS=$NJOBS NFILES=$NFILES \
-				fio --output-format=json "$H/create-shared.fio" ;;
+				fio ${FIO_RUNTIME:+--runtime=$FIO_RUNTIME} \
+				--output-format=json "$H/create-shared.fio" ;;
 	fsmark-own | fsmark-shared)
 		fsmark_run "${1%@*}" ;;
 	lookup)
@@ -260,13 +258,14 @@ one_run() {
 	mkdir -p "$dir"
 	# shellcheck disable=SC2046
 	set -- $(config_def "$cfg")
-	set_policy "$3"
+	set_policy "$4"
 	{
 		echo "workload $wl"
 		echo "config $cfg"
 		echo "rep $rep"
 		echo "fs $1"
 		echo "lock $2"
+		echo "spin $3"
 		echo "policy $([ -e "$knob" ] && cat "$knob" || echo absent)"
 	} >"$dir/meta.txt"
 	if ! fresh_fs "$cfg" >"$dir/output.txt" 2>&1; then
@@ -300,6 +299,90 @@ one_run() {
 	fi
 }
 
+# sb_run <index> <workload> <seconds> <rep>: a switchback run.  One fresh
+# mount of $R/switchback.txt's "mount <configuration>", one long run of
+# the workload, and twig-switch (workloads/twig-switch.c) switching between
+# the configurations listed there ("<label> <path>=<value> ...") every
+# SB_WINDOW ms for <seconds>, after SB_LEAD seconds of the workload alone,
+# sampling the mount's count of completed VFS operations every SB_SAMPLE
+# ms.  The workload is sized to outlast the controller; should it end
+# first, it stops the controller (the analysis drops the cut block).
+sb_run() {
+	idx=$1 wl=$2 secs=$3 rep=$4
+	dir=$R/switchback/$(printf %03d "$idx")-$wl-r$rep
+	mkdir -p "$dir"
+	mcfg=$(sed -n 's/^mount //p' "$R/switchback.txt")
+	# shellcheck disable=SC2046
+	set -- $(config_def "$mcfg")
+	set_policy "$4"
+	wsecs=$((SB_LEAD + secs + 10))
+	{
+		echo "workload $wl"
+		echo "mount_config $mcfg"
+		echo "fs $1"
+		echo "lock $2"
+		echo "window_ms $SB_WINDOW"
+		echo "settle_ms $SB_SETTLE"
+		echo "sample_ms $SB_SAMPLE"
+		echo "duration $secs"
+		echo "lead $SB_LEAD"
+		echo "rep $rep"
+	} >"$dir/meta.txt"
+	if ! fresh_fs "$mcfg" >"$dir/output.txt" 2>&1; then
+		echo "status mkfs-or-mount-failed" >>"$dir/meta.txt"
+		return
+	fi
+	# Only configurations whose every setting exists on this kernel.
+	: >/tmp/sb.cf
+	grep -v '^mount ' "$R/switchback.txt" | while read -r label sets; do
+		miss=
+		for kv in $sets; do
+			[ -w "${kv%%=*}" ] || miss="${kv%%=*}"
+		done
+		if [ -n "$miss" ]; then
+			echo "switchback:$label no $miss missing" >>"$R/available.txt"
+		else
+			echo "$label $sets" >>/tmp/sb.cf
+		fi
+	done
+	counter=/sys/fs/twigfs/$(basename "$twigdev")/ops
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo "calib_ms $(calibrate)" >>"$dir/meta.txt"
+	reset_stats
+	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
+	t0=$(uptime_s)
+	rm -f /tmp/sb.pid
+	(
+		cd "$mnt" && DURATION=$wsecs LOOKUP_SECS=$wsecs \
+			NFILES=$SB_NFILES FIO_RUNTIME=$wsecs run_workload "$wl"
+		echo "workload_status $?" >>"$dir/meta.txt"
+		[ -s /tmp/sb.pid ] && kill "$(cat /tmp/sb.pid)" 2>/dev/null
+	) >>"$dir/output.txt" 2>&1 &
+	wpid=$!
+	sleep "$SB_LEAD"
+	"$H/twig-switch" -f /tmp/sb.cf -c "$counter" -o "$dir/switch.log" \
+		-w "$SB_WINDOW" -i "$SB_SAMPLE" -t "$secs" -s "$((SEED + idx))" \
+		-b "$(head -n 1 /tmp/sb.cf | cut -d' ' -f1)" 2>>"$dir/output.txt" &
+	echo $! >/tmp/sb.pid
+	wait "$!"
+	st=$?
+	rm -f /tmp/sb.pid
+	wait "$wpid"
+	t1=$(uptime_s)
+	cat "$counter" >"$dir/ops.txt"
+	dump_stats "$dir"
+	{
+		echo "loadavg_end $(cat /proc/loadavg)"
+		echo "start $t0"
+		echo "end $t1"
+		echo "status $st"
+	} >>"$dir/meta.txt"
+	umount "$mnt" || echo "umount failed" >>"$dir/meta.txt"
+	fsck.twigfs -n "$twigdev" >"$dir/fsck.txt" 2>&1
+	echo "fsck $?" >>"$dir/meta.txt"
+}
+
 # Called by profiled_workload under perf: just the workload, in $mnt.
 if [ "${1:-}" = --workload ]; then
 	# the create size the warm-up chose, not params.env's "auto"
@@ -329,6 +412,7 @@ grep '^[^ ]* no ' "$R/available.txt" | sed 's/^/bench: unavailable: /' | tee -a 
 total=$(grep -c . "$R/plan.txt")
 runnable=0
 while read -r idx wl cfg rep; do
+	case $cfg in switchback:*) runnable=$((runnable + 1)); continue ;; esac
 	grep -q "^${cfg%%#*} yes" "$R/available.txt" && runnable=$((runnable + 1))
 done <"$R/plan.txt"
 # Warm-up, discarded (raw outputs in warmup/): the first runs of a boot pay
@@ -337,6 +421,7 @@ done <"$R/plan.txt"
 # the plan's first available configuration (mutex-nospin by default).
 cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null >/tmp/allruns
 wcfg=$(while read -r idx wl cfg rep; do
+	case $cfg in switchback:*) cfg=$(sed -n 's/^mount //p' "$R/switchback.txt") ;; esac
 	if grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
 		echo "${cfg%%#*}"
 		break
@@ -390,7 +475,11 @@ grep -q ' \(create\|fsmark\)-' /tmp/allruns &&
 start=$(uptime_s)
 done_runs=0
 while read -r idx wl cfg rep; do
-	if ! grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
+	case $cfg in
+	switchback:*) mcfg=$(sed -n 's/^mount //p' "$R/switchback.txt") ;;
+	*) mcfg=$cfg ;;
+	esac
+	if ! grep -q "^${mcfg%%#*} yes" "$R/available.txt"; then
 		say "[run $idx/$total] $wl $cfg rep $rep — unavailable, skipped"
 		continue
 	fi
@@ -400,7 +489,11 @@ while read -r idx wl cfg rep; do
 		left="~$(hms $((el * (runnable - done_runs) / done_runs))) left"
 	fi
 	say "[run $idx/$total] $wl $cfg rep $rep — elapsed $(hms "$el"), $left"
-	one_run "$idx" "$wl" "$cfg" "$rep" </dev/null
+	case $cfg in
+	switchback:*)
+		sb_run "$idx" "$wl" "${cfg#switchback:}" "$rep" </dev/null ;;
+	*) one_run "$idx" "$wl" "$cfg" "$rep" </dev/null ;;
+	esac
 	done_runs=$((done_runs + 1))
 done <"$R/plan.txt"
 # Profiled runs come after every counted one and go to profile/, so perf's

@@ -29,10 +29,27 @@ import scipy.stats
 
 BASELINE = "mutex-nospin"
 FALLBACK_BASELINE = "mutex-osq"
-TWIG_CONFIGS = ["mutex-nospin", "spin512", "mutex-owner", "mutex-osq", "rwsem"]
-REF_CONFIGS = ["tmpfs", "ext4", "btrfs"]
+
+
+def read_config_table(path=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "configs.txt")):
+    """The configurations of workloads/configs.txt: (name, fs, lock) rows."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, fs, lock = line.split()[:3]
+                rows.append((name, fs, lock))
+    return rows
+
+
+CONFIG_TABLE = read_config_table()
+TWIG_CONFIGS = [n for n, fs, _ in CONFIG_TABLE if fs == "twigfs"]
+REF_CONFIGS = [n for n, fs, _ in CONFIG_TABLE if fs != "twigfs"]
 CONFIG_ORDER = TWIG_CONFIGS + REF_CONFIGS
-SPIN_CONFIGS = ["spin512", "mutex-owner", "mutex-osq"]
+# the spinning variants of the baseline's lock object
+SPIN_CONFIGS = [n for n, fs, lock in CONFIG_TABLE
+                if fs == "twigfs" and lock == "mutex" and n != BASELINE]
 WORKLOADS = {
     # name: (title, unit, 2009 claim as a ratio range or None, claim text)
     "dbench": ("dbench", "MB/s", (1.5, 2.5), "spinning about 2x faster than a sleeping mutex"),
