@@ -492,8 +492,9 @@ def collect(outdir):
                       "host_load_start": hostload.get("start"),
                       "host_load_end": hostload.get("end")})
         kconf = "kernel_%s_" % label
+        # switchback runs (config "switchback:<secs>") are switchback.py's
         plan = [line.split() for line in read_text(os.path.join(bdir, "plan.txt")).splitlines()
-                if len(line.split()) == 4]
+                if len(line.split()) == 4 and not line.split()[2].startswith("switchback:")]
         profiles.extend(read_profiles(bdir, int(m.group(1))))
         for k, (idx, workload, config, rep) in enumerate(plan):
             base, _, side = config.partition("#")

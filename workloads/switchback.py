@@ -34,6 +34,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 
 import numpy
 import scipy.stats
@@ -510,13 +511,64 @@ def fmt_rate(x):
 def machine_line(host, guest, kernel_label):
     """The summary's first line: vCPUs, accelerator, kernel, patches, twigfs
     commit, from host-info.txt and the boot's guest-info.txt (key value)."""
-    patches = host.get("kernel_%s_patches" % kernel_label, "").strip() or "none"
+    patches = " ".join(re.sub(r"^(\d{4})-.*", r"\1", p).replace(".patch", "")
+                       for p in host.get("kernel_%s_patches" % kernel_label, "").split()) or "none"
     return "machine: %s vCPUs, %s, Linux %s, patches %s, twigfs %s" % (
         guest.get("cpus", host.get("vcpus", "?")) or "?", host.get("accel", "?") or "?",
         guest.get("uname", "?") or "?", patches, (host.get("twigfs_commit", "?") or "?")[:12])
 
 
-def summary_table(runs):
+def separate_rows(results):
+    """Rows for the configurations measured in separate runs (report.py's
+    results.json as a dict): {workload: [(config, n, mean, unit, pct, lo,
+    hi, sig)]}, each config's mean against the baseline's in the same boots
+    (Fieller interval), the baseline itself first with pct None."""
+    import report
+    rows = {}
+    runs = [r for r in results.get("runs", []) if r.get("status") == "ok"]
+    for wl in sorted({r["workload"] for r in runs}):
+        base = report.values(runs, wl, report.BASELINE, "A")
+        if not base:
+            continue
+        unit = next(r["unit"] for r in runs if r["workload"] == wl)
+        out = [(report.BASELINE, len(base), report.mean(base), unit, None, None, None, False)]
+        for c in report.configs_in(results):
+            vals = report.values(runs, wl, c, "A")
+            if c == report.BASELINE or not vals:
+                continue
+            r, lo, hi = report.ratio_ci(base, vals)
+            sig = lo is not None and (lo > 1 or hi < 1)
+            out.append((c, len(vals), report.mean(vals), unit, (r - 1) * 100,
+                        None if lo is None else (lo - 1) * 100,
+                        None if hi is None else (hi - 1) * 100, sig))
+        aa = report.values(runs, wl, report.BASELINE, "B")
+        if aa:
+            r, lo, hi = report.ratio_ci(base, aa)
+            out.append((report.BASELINE + "#B", len(aa), report.mean(aa), unit, (r - 1) * 100,
+                        None if lo is None else (lo - 1) * 100,
+                        None if hi is None else (hi - 1) * 100, False))
+        rows[wl] = out
+    return rows
+
+
+def separate_lines(rows):
+    """The separate runs' part of summary.txt, for separate_rows()'s rows."""
+    L = []
+    for wl, out in rows.items():
+        L += ["", "%s, separate runs (n per configuration; 95%% Fieller interval of the ratio):"
+              % wl]
+        for c, n, m, unit, pct, lo, hi, sig in out:
+            if pct is None:
+                L.append("  %-22s %3d %12s %-8s base" % (c, n, fmt_rate(m), unit))
+                continue
+            iv = "[%s, %s]" % (fmt_pct(lo), fmt_pct(hi)) if lo is not None else "[unbounded]"
+            L.append(("  %-22s %3d %12s %-8s %9s  %-21s %s%s"
+                      % (c, n, fmt_rate(m), unit, fmt_pct(pct), iv, "*" if sig else " ",
+                         " (A/A)" if c.endswith(AA_SUFFIX) else "")).rstrip())
+    return L
+
+
+def summary_table(runs, separate=None):
     """The paste-able text (<= 100 columns): for each run dict (analyse()
     plus name, workload, machine), a machine line when it changes, then the
     workload's header (blocks, seconds, counted ops), the baseline's ops/s,
@@ -532,9 +584,11 @@ def summary_table(runs):
             L.append(machine or "machine: ?")
         L.append("")
         ops = " ".join(sorted(r.get("ops", {}))) or "?"
-        L.append(("%s: %s blocks, %.0f s, window %g ms, settle %g ms; counts: %s"
-                  % (r.get("workload", "?"), r.get("blocks_used", 0), r.get("seconds_used", 0),
-                     r.get("window_ms") or 0, r.get("settle_ms") or 0, ops))[:100])
+        L.append("%s, switchback: %s blocks, %.0f s, window %g ms, settle %g ms"
+                 % (r.get("workload", "?"), r.get("blocks_used", 0), r.get("seconds_used", 0),
+                    r.get("window_ms") or 0, r.get("settle_ms") or 0))
+        L += textwrap.wrap("ops/s counts completed VFS operations: " + ops, 98,
+                           initial_indent="  ", subsequent_indent="    ")
         if r.get("error"):
             L.append("  no estimate: %s" % r["error"])
             continue
@@ -550,7 +604,9 @@ def summary_table(runs):
             L.append(row.rstrip())
         L.append("  floor (A/A 95%% half-width): %s" % (
             "±%.1f%%" % r["floor"] if r.get("floor") is not None else "— (no A/A copy)"))
-    L += ["", "*: the 95% interval (block bootstrap over the randomized blocks) excludes 0"]
+    L += separate_lines(separate or {})
+    L += ["", "*: the 95% interval excludes 0 (switchback: block bootstrap over the randomized"
+          " blocks;", "   separate runs: Fieller)"]
     return "\n".join(L) + "\n"
 
 
@@ -675,9 +731,11 @@ def read_kv(path):
 
 
 def read_ops(path):
-    """ops.txt: {opname: count} from "<opname> <count>" lines."""
+    """ops.txt: {opname: count} from "<opname> <count>" lines (not "total")."""
     ops = {}
     for k, v in read_kv(path).items():
+        if k == "total":
+            continue
         try:
             ops[k] = int(float(v))
         except ValueError:
@@ -737,7 +795,12 @@ def main(argv=None):
             r["csv"], r["plot"] = stationarity_files(r, out, name)
         runs.append(r)
     ftable = floor_table(logs)
-    summary = summary_table(runs)
+    separate = {}
+    rpath = os.path.join(a.results, "results.json")
+    if os.path.exists(rpath):
+        with open(rpath) as f:
+            separate = separate_rows(json.load(f))
+    summary = summary_table(runs, separate)
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(summary)
     with open(os.path.join(out, "switchback.md"), "w") as f:

@@ -406,10 +406,12 @@ class Output(unittest.TestCase):
         with open(os.path.join(self.dir, "summary.txt")) as f:
             self.assertEqual(f.read(), text)
         L = text.splitlines()
-        self.assertEqual(L[0], "machine: 2 vCPUs, tcg, Linux 6.1.192, patches 0001-spin.patch "
-                         "0002-osq.patch, twigfs 0123456789ab")
-        self.assertTrue(L[2].startswith("dbench: 30 blocks, 240 s, window 2000 ms, settle 500 ms; "
-                                        "counts: create lookup write"), L[2])
+        self.assertEqual(L[0], "machine: 2 vCPUs, tcg, Linux 6.1.192, patches 0001 0002, "
+                         "twigfs 0123456789ab")
+        self.assertEqual(L[2], "dbench, switchback: 30 blocks, 240 s, window 2000 ms, "
+                         "settle 500 ms")
+        self.assertEqual(L[3], "  ops/s counts completed VFS operations: create lookup write")
+        del L[3]
         self.assertEqual(L[3].split(), ["config", "ops/s", "%change", "95%", "interval", "sig"])
         self.assertEqual(L[4].split()[0::2], ["mutex-nospin", "base"])
         rows = {ln.split()[0]: ln for ln in L[5:8]}
@@ -431,6 +433,26 @@ class Output(unittest.TestCase):
         self.assertEqual(L[3][38:47], "  %change")
         for lb, ln in rows.items():
             self.assertEqual(ln[38:47].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
+
+    def test_separate_runs_in_summary(self):
+        """rwsem measured in separate runs: its row, from results.json, with
+        its mean, % change against the baseline and a Fieller interval."""
+        runs = [{"workload": "dbench", "config": c, "side": side, "status": "ok",
+                 "unit": "MB/s", "value": v}
+                for c, side, vals in (("mutex-nospin", "A", (100, 102, 98)),
+                                      ("rwsem", "A", (150, 153, 147)),
+                                      ("mutex-nospin", "B", (101, 99, 100)))
+                for v in vals]
+        with open(os.path.join(self.dir, "results.json"), "w") as f:
+            json.dump({"runs": runs}, f)
+        _, text = self.main()
+        L = text.splitlines()
+        i = L.index("dbench, separate runs (n per configuration; 95% Fieller interval of "
+                    "the ratio):")
+        self.assertEqual(L[i + 1].split(), ["mutex-nospin", "3", "100", "MB/s", "base"])
+        self.assertRegex(L[i + 2], r"^  rwsem +3 +150 MB/s +\+50\.0% +\[\+4\d\.\d%, "
+                         r"\+5\d\.\d%\] +\*$")
+        self.assertRegex(L[i + 3], r"^  mutex-nospin#B +3 +100 MB/s +\+0\.0% .* \(A/A\)$")
 
     def test_files(self):
         rc, _ = self.main("--settle", "200", "--out", os.path.join(self.dir, "out"))
