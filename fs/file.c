@@ -637,6 +637,86 @@ static int twig_zero_tail(struct inode *inode, u64 size)
 	return 0;
 }
 
+/*
+ * A truncate drops extents from the end, at most @max items a handle, and
+ * each handle but the last stores in the INODE_ITEM the size its drop
+ * reached, as btrfs does: a commit between two handles (the truncate of a
+ * file of many extents takes several) then never has an extent past
+ * i_size, and leaves the file as it was up to that size (issue 28).
+ * *@from: where the last @max extent items at or past @start begin, or
+ * @start when there are no more than @max.  The walk is O(items) a round.
+ */
+static int twig_trunc_window(struct twig_fs_info *fs, u64 ino, u64 start,
+			     unsigned int max, u64 *from)
+{
+	struct twig_key key = {
+		ino, TWIG_EXTENT_DATA_KEY,
+		start >= TWIG_VFS_MAX_EXTENT ? start - TWIG_VFS_MAX_EXTENT + 1 : 0
+	};
+	struct twig_path *path;
+	struct twig_key found;
+	struct twig_fext x;
+	unsigned long n = 0;
+	u64 *ring;
+	int ret;
+
+	*from = start;
+	ring = kmalloc_array(max, sizeof(*ring), GFP_NOFS);
+	path = twig_alloc_path();
+	if (!ring || !path) {
+		kfree(ring);
+		twig_free_path(path);
+		return -ENOMEM;
+	}
+	ret = twig_walk_first(fs, &key, path);
+	while (ret == 0) {
+		twig_item_key(path->nodes[0], path->slots[0], &found);
+		if (found.objectid != ino || found.type != TWIG_EXTENT_DATA_KEY) {
+			ret = 1;
+			break;
+		}
+		ret = twig_decode_fext(path->nodes[0], path->slots[0], &found, &x);
+		if (ret)
+			break;
+		if (x.end > start)
+			ring[n++ % max] = max(x.start, start);
+		ret = twig_walk_next(fs, path);
+	}
+	twig_free_path(path);
+	if (ret >= 0 && n > max)
+		*from = ring[n % max];
+	kfree(ring);
+	return ret > 0 ? 0 : ret;
+}
+
+/* The INODE_ITEM's size alone, for a truncate still under way. */
+static int twig_set_item_size(struct twig_trans *trans, struct inode *inode,
+			      u64 size)
+{
+	struct twig_key key = { inode->i_ino, TWIG_INODE_ITEM_KEY, 0 };
+	struct twig_path *path = twig_alloc_path();
+	int ret;
+
+	if (!path)
+		return -ENOMEM;
+	ret = twig_search_slot(trans, trans->fs, &key, path, 0, 1);
+	if (ret == 0) {
+		struct twig_eb *leaf = path->nodes[0];
+		struct twig_inode_item *ii = twig_item_ptr(leaf, path->slots[0]);
+
+		if (twig_item_size(leaf, path->slots[0]) < sizeof(*ii)) {
+			ret = -EUCLEAN;
+		} else {
+			ii->size = cpu_to_le64(size);
+			twig_mark_buffer_dirty(trans, leaf);
+		}
+	} else if (ret > 0) {
+		ret = -EUCLEAN;
+	}
+	twig_free_path(path);
+	return ret;
+}
+
 /* setattr(ATTR_SIZE), under i_rwsem: resize the page cache and extents. */
 int twig_truncate_extents(struct inode *inode, u64 new_size)
 {
@@ -663,6 +743,17 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 	if (new_size != old_size) {
 		truncate_setsize(inode, new_size);
 		ret = twig_zero_tail(inode, new_size);
+		/*
+		 * The zeroed tail reaches the disk before the handles below:
+		 * a commit of the new size without writeback (an fsync of the
+		 * directory) would otherwise keep the old bytes past it in
+		 * the last block, which growing the file after a crash shows
+		 * (issue 28; btrfs zeroes that block on the way up instead).
+		 */
+		if (!ret && (new_size & (PAGE_SIZE - 1)))
+			ret = filemap_write_and_wait_range(inode->i_mapping,
+							   new_size,
+							   new_size | (PAGE_SIZE - 1));
 		if (ret) {
 			/* as below: nothing changed */
 			i_size_write(inode, old_size);
@@ -673,6 +764,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 	mutex_lock(&ti->extent_mutex);
 	do {
 		unsigned int items = TWIG_DROP_BATCH + 3;
+		u64 start = round_up(new_size, TWIG_SECTORSIZE), from = start;
 
 		trans = twig_start_transaction_shrink(fs, &items, 4);
 		if (IS_ERR(trans)) {
@@ -696,13 +788,22 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 			}
 			kfree(buf);
 		}
+		/* the last items first; see twig_trunc_window() */
 		if (!ret)
-			ret = twig_drop_range(trans, inode,
-					      round_up(new_size, TWIG_SECTORSIZE),
-					      U64_MAX, items - 3);
+			ret = twig_trunc_window(fs, inode->i_ino, start,
+						items - 3, &from);
+		if (!ret)
+			ret = twig_drop_range(trans, inode, from, U64_MAX,
+					      items - 3);
+		if (!ret && from > start)
+			ret = -EAGAIN;
 		if (!ret || ret == -EAGAIN) {
 			int err = twig_update_inode(trans, inode);
 
+			/* a commit now keeps the file up to where it reached */
+			if (!err && from > start)
+				err = twig_set_item_size(trans, inode,
+							 min(from, old_size));
 			if (err)
 				ret = err;
 		}
