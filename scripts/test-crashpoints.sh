@@ -258,7 +258,9 @@ fi
 
 # the states: "F 0" after flush entry F, "F 1" torn after it (when writes
 # follow before the next flush); NEXT is the next flush (or the end)
-awk -v nr="$nr" -v torn="$torn" '{ f[n++] = $1 }
+# the initial image counts as flushed (entry 0): with no flush for a long
+# stretch (BREAK=1 has almost none) the torn state after it is what breaks
+awk -v nr="$nr" -v torn="$torn" 'BEGIN { f[n++] = 0 } { f[n++] = $1 }
 	END {
 		for (i = 0; i < n; i++) {
 			nx = i + 1 < n ? f[i + 1] : nr + 1
