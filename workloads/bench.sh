@@ -124,10 +124,13 @@ if [[ $mode == toggle ]]; then
 		"off#B ${BASH_REMATCH[1]}=${BASH_REMATCH[2]}")
 	configs=()
 elif ((SWITCHBACK)); then
+	# CROSSCHECK: switchable configurations that also run separately,
+	# so that one boot measures their difference both ways.
 	sb=() rest=()
 	for c in "${configs[@]}"; do
 		if [[ $(col "$c" 2) == twigfs && $(col "$c" 3) == mutex ]]; then
 			sb+=("$c")
+			[[ " ${CROSSCHECK:-} " == *" $c "* && $c != mutex-nospin ]] && rest+=("$c")
 		else
 			rest+=("$c")
 		fi
@@ -392,6 +395,7 @@ done
 echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-info.txt"
 echo "wall_seconds $((SECONDS - start))" >>"$out/host-info.txt"
 ((nruns == 0)) || "$py" "$wl/report.py" "$out"
-((sb_runs == 0)) || "$py" "$wl/switchback.py" "$out" >/dev/null
+# summary.txt: the switchback runs and the separate runs, paste-able
+"$py" "$wl/switchback.py" "$out" >/dev/null
 echo "bench: took $((SECONDS - start)) s; report: $out/report.md $( ((sb_runs)) && echo "$out/switchback.md")"
 [[ ! -s $out/summary.txt ]] || { echo; cat "$out/summary.txt"; }

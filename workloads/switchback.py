@@ -526,6 +526,23 @@ def separate_rows(results):
     import report
     rows = {}
     runs = [r for r in results.get("runs", []) if r.get("status") == "ok"]
+    if results.get("mode") == "compare":
+        # kernel B (the patch) against kernel A, per configuration
+        for wl in sorted({r["workload"] for r in runs}):
+            out = []
+            for c in report.configs_in(results):
+                a, b = (report.values(runs, wl, c, k) for k in "AB")
+                if not a or not b:
+                    continue
+                r, lo, hi = report.ratio_ci(a, b)
+                sig = lo is not None and (lo > 1 or hi < 1)
+                unit = next(x["unit"] for x in runs if x["workload"] == wl)
+                out.append((c + " B/A", len(b), report.mean(b), unit, (r - 1) * 100,
+                            None if lo is None else (lo - 1) * 100,
+                            None if hi is None else (hi - 1) * 100, sig))
+            if out:
+                rows[wl] = out
+        return rows
     for wl in sorted({r["workload"] for r in runs}):
         base = report.values(runs, wl, report.BASELINE, "A")
         if not base:
@@ -766,7 +783,8 @@ def main(argv=None):
     ap.add_argument("--out", help="output folder (default: the results folder)")
     a = ap.parse_args(argv)
     found = find_runs(a.results)
-    if not found:
+    rpath = os.path.join(a.results, "results.json")
+    if not found and not os.path.exists(rpath):
         print("switchback.py: no switchback runs under %s (no boot-*/switchback/*/switch.log)"
               % a.results)
         return 0
@@ -796,11 +814,21 @@ def main(argv=None):
         runs.append(r)
     ftable = floor_table(logs)
     separate = {}
-    rpath = os.path.join(a.results, "results.json")
     if os.path.exists(rpath):
         with open(rpath) as f:
             separate = separate_rows(json.load(f))
     summary = summary_table(runs, separate)
+    if not runs:
+        # separate runs only (SWITCHBACK=0, make compare): a machine line
+        # per kernel from its first boot
+        lines = []
+        for label in "ABCDEF":
+            boots = sorted(d for d in os.listdir(a.results) if d.endswith("-" + label)
+                           and d.startswith("boot-"))
+            if boots:
+                lines.append(("kernel %s: " % label) + machine_line(
+                    host, read_kv(os.path.join(a.results, boots[0], "guest-info.txt")), label))
+        summary = "\n".join(lines) + "\n" + summary
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(summary)
     with open(os.path.join(out, "switchback.md"), "w") as f:

@@ -454,6 +454,30 @@ class Output(unittest.TestCase):
                          r"\+5\d\.\d%\] +\*$")
         self.assertRegex(L[i + 3], r"^  mutex-nospin#B +3 +100 MB/s +\+0\.0% .* \(A/A\)$")
 
+    def test_compare_summary_without_switchback(self):
+        """make compare (kernel B = A + patch, separate runs only): one
+        machine line per kernel and each configuration's B/A row."""
+        shutil.rmtree(os.path.join(self.dir, "boot-1-A", "switchback"))
+        os.makedirs(os.path.join(self.dir, "boot-2-B"))
+        with open(os.path.join(self.dir, "boot-2-B", "guest-info.txt"), "w") as f:
+            f.write("uname 6.1.192\ncpus 2\n")
+        with open(os.path.join(self.dir, "host-info.txt"), "a") as f:
+            f.write("kernel_B_patches 0001-spin.patch 0002-osq.patch my-fix.patch\n")
+        runs = [{"workload": "lookup", "config": "rwsem", "side": k, "status": "ok",
+                 "unit": "ops/s", "value": v}
+                for k, vals in (("A", (1000, 1010, 990)), ("B", (900, 909, 891)))
+                for v in vals]
+        with open(os.path.join(self.dir, "results.json"), "w") as f:
+            json.dump({"mode": "compare", "runs": runs}, f)
+        _, text = self.main()
+        L = text.splitlines()
+        self.assertTrue(L[0].startswith("kernel A: machine: 2 vCPUs"), L[0])
+        self.assertIn("patches 0001 0002 my-fix,", L[1])
+        row = [ln for ln in L if ln.startswith("  rwsem B/A")]
+        self.assertEqual(len(row), 1, text)
+        self.assertRegex(row[0], r"^  rwsem B/A +3 +900 ops/s +-10\.0% +\[-1\d\.\d%, "
+                         r"-\d\.\d%\] +\*$")
+
     def test_files(self):
         rc, _ = self.main("--settle", "200", "--out", os.path.join(self.dir, "out"))
         out = os.path.join(self.dir, "out")
