@@ -6,7 +6,9 @@
 # the orphan.  Then scripts/test-persist-log.sh: the same for fsync'd
 # data through the fsync log, with a power cut during its replay; then two
 # rounds of scripts/test-crash.sh (power cuts at seeded random moments of
-# fsync-heavy work, fixed seed; `make crash` runs more).
+# fsync-heavy work, fixed seed; `make crash` runs more), and a small
+# scripts/test-crashpoints.sh (every flush of a logged workload; `make
+# crashpoints` runs more) with its broken-order check.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,4 +81,11 @@ fi
 # the fsync log: power cuts after fsync and during replay (fixed seed)
 "$top/scripts/test-persist-log.sh" || fails=$((fails + 1))
 ROUNDS=2 SEED=1 WRITERS=4 CUT_MAX=20 "$top/scripts/test-crash.sh" || fails=$((fails + 1))
+# every flush of a small logged workload, fsck'd, 30 of its states mounted
+# and checked (make crashpoints runs more); then the broken order
+# (superblocks without flush) must be seen
+OPS=8 WRITERS=2 SAMPLE=30 BATCH=30 SEED=1 CASES=1 BREAK=0 "$top/scripts/test-crashpoints.sh" ||
+	fails=$((fails + 1))
+OPS=3 WRITERS=1 SAMPLE=4 BATCH=4 SEED=1 CASES=0 BREAK=1 "$top/scripts/test-crashpoints.sh" ||
+	fails=$((fails + 1))
 ((fails == 0))
