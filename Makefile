@@ -3,7 +3,10 @@
 # FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
 # TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
 # (make fuzz), ROUNDS, SEED and FLAVOURS (make crash), OPS, SEED, JOBS,
-# NODESIZE and MOUNT_OPTS (make fsx), and the bench variables.
+# NODESIZE and MOUNT_OPTS (make fsx), and the bench variables
+# (docs/benchmarks.md; switchback runs: SWITCHBACK, SB_SECS, WINDOW, SETTLE,
+# SAMPLE, CROSSCHECK, and TOGGLE=/path:off,on for make compare,
+# docs/switchback.md).
 
 SHELL := /bin/bash
 export FLAVOUR ?= default
@@ -81,7 +84,7 @@ profile: deps
 	@PROFILE=1 REPEAT=0 AA=0 WORKLOADS="$(WORKLOAD)" CONFIGS="$(LOCK)" workloads/bench.sh
 
 compare: deps
-	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch" >&2; exit 2; }
+	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch [TOGGLE=/proc/sys/...:off,on]" >&2; exit 2; }
 	@workloads/bench.sh --compare $(abspath $(PATCH))
 
 clean:
