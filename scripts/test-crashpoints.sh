@@ -409,7 +409,8 @@ hsecs=$((SECONDS - hstart - gwall))
 boot_check
 secs=$((SECONDS - start))
 echo "# $nstate crash states: fsck clean on $fsck_ok, not on $fsck_bad; $guest_good of $guest_states mounted, replayed and checked in $boots guest boots"
-echo "# time: $secs s in all (host state building and fsck $hsecs s; guests ran $wsecs s of work and $gsecs s of checks, waits for other guests excluded); $((nstate * 60 / (secs ? secs : 1))) states/min fsck'd, $((guest_states * 60 / (secs ? secs : 1))) states/min mounted and checked"
+busy=$((hsecs + wsecs + gsecs))
+echo "# time: $secs s in all; busy $busy s (host state building and fsck $hsecs s; guests ran $wsecs s of work and $gsecs s of checks; waits for other guests excluded); per busy minute $((nstate * 60 / (busy ? busy : 1))) states fsck'd, $((guest_states * 60 / (gsecs ? gsecs : 1))) states mounted and checked per guest minute"
 if ((fsck_bad == 0)); then
 	ok "fsck-every-state ($nstate states)"
 fi
