@@ -393,7 +393,10 @@ ssize_t twig_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 int twig_file_open(struct inode *inode, struct file *file)
 {
 	/* open(2) and fcntl(F_SETFL) refuse O_DIRECT without it */
+	int ret;
+
 	file->f_mode |= FMODE_CAN_ODIRECT;
+	ret = generic_file_open(inode, file);
 	twig_op_done(twig_isb(inode), TWIG_OP_OPEN);
-	return generic_file_open(inode, file);
+	return ret;
 }

@@ -27,10 +27,11 @@ static struct kset *twig_kset;
 struct twig_fs_context {
 	char lock[32];
 	u32 commit;
-	u32 spin;
+	u32 spin;		/* spin=, which wins over lock=spin512's 512 */
 	bool lock_set;
 	bool commit_set;
 	bool spin_set;
+	bool spin512;		/* the last lock= was spin512 */
 };
 
 enum { TWIG_OPT_LOCK, TWIG_OPT_COMMIT, TWIG_OPT_SPIN };
@@ -55,10 +56,9 @@ static int twig_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	switch (opt) {
 	case TWIG_OPT_LOCK:
 		/* the 2009 loop is lock=mutex's spin setting, named as then */
-		if (!strcmp(param->string, "spin512")) {
+		ctx->spin512 = !strcmp(param->string, "spin512");
+		if (ctx->spin512) {
 			strscpy(ctx->lock, "mutex", sizeof(ctx->lock));
-			ctx->spin = TWIG_SPIN512_ROUNDS;
-			ctx->spin_set = true;
 		} else if (twig_lock_strategy_get(param->string)) {
 			strscpy(ctx->lock, param->string, sizeof(ctx->lock));
 		} else {
@@ -83,6 +83,19 @@ static int twig_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * The trylock loop the options ask for: an explicit spin= whatever its
+ * place, else lock=spin512's 512, else @unset (0 at mount; the current
+ * value at remount, which changes only what it is given).
+ */
+static unsigned int twig_ctx_spin(const struct twig_fs_context *ctx,
+				  unsigned int unset)
+{
+	if (ctx->spin_set)
+		return ctx->spin;
+	return ctx->spin512 ? TWIG_SPIN512_ROUNDS : unset;
 }
 
 /*
@@ -205,9 +218,11 @@ static int twig_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct twig_fs_info *fs = twig_sb(root->d_sb);
 
+	unsigned int spin = READ_ONCE(fs->spin_rounds);
+
 	seq_printf(m, ",lock=%s", fs->lock_ops->name);
-	if (READ_ONCE(fs->spin_rounds))
-		seq_printf(m, ",spin=%u", READ_ONCE(fs->spin_rounds));
+	if (spin)
+		seq_printf(m, ",spin=%u", spin);
 	if (fs->commit_interval != TWIG_DEFAULT_COMMIT)
 		seq_printf(m, ",commit=%u", fs->commit_interval);
 	return 0;
@@ -288,7 +303,7 @@ static ssize_t spin_store(struct twig_fs_info *fs, const char *buf,
 	ret = kstrtouint(buf, 10, &rounds);
 	if (ret)
 		return ret;
-	if (rounds > TWIG_MAX_SPIN_ROUNDS || !fs->lock_ops->spin_loop)
+	if (rounds > TWIG_MAX_SPIN_ROUNDS || (rounds && !fs->lock_ops->spin_loop))
 		return -EINVAL;
 	WRITE_ONCE(fs->spin_rounds, rounds);
 	return len;
@@ -613,7 +628,7 @@ static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 			      ctx->spin, ctx->lock);
 		goto out_free;
 	}
-	fs->spin_rounds = ctx->spin;
+	fs->spin_rounds = twig_ctx_spin(ctx, 0);
 	fs->commit_interval = ctx->commit;
 	INIT_DELAYED_WORK(&fs->commit_work, twig_commit_work);
 	atomic64_set(&fs->data_reserved, 0);
@@ -728,8 +743,7 @@ static int twig_reconfigure(struct fs_context *fc)
 		twig_orphan_cleanup(fs);
 	if (ctx->commit_set)
 		twig_set_commit_interval(fs, ctx->commit);
-	if (ctx->spin_set)
-		WRITE_ONCE(fs->spin_rounds, ctx->spin);
+	WRITE_ONCE(fs->spin_rounds, twig_ctx_spin(ctx, fs->spin_rounds));
 	return 0;
 }
 

@@ -49,9 +49,10 @@ struct twig_inode_info {
  * Completed VFS operations of a mount, by kind (/sys/fs/twigfs/<dev>/ops).
  * A benchmark samples the total every 100 ms to cut throughput into
  * windows finer than the workloads' own once-a-second reports.  Counted
- * when the operation returns, failures included, so each belongs to the
- * window in which it finished; the argument checks that return at once
- * (a name too long) are not counted.
+ * where each operation finishes its work, failures included, so each
+ * belongs to the window in which it finished; the early error returns
+ * (a name too long, a directory that cannot be read, no memory) are not
+ * counted: a benchmark's throughput is made of the others.
  */
 enum twig_op {
 	TWIG_OP_LOOKUP,

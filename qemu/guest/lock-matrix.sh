@@ -19,7 +19,7 @@ while read -r name lock spin policy; do
 		continue
 	fi
 	echo "== $name (lock=$lock,spin=$spin, mutex_spin=$policy)"
-	LOCKS=$lock,spin=$spin sh "$test" >/tmp/matrix.out 2>&1 || rc=1
+	LOCKS=$lock,spin=$spin sh "$test" </dev/null >/tmp/matrix.out 2>&1 || rc=1
 	sed "s/^\(PASS\|FAIL\) /&$name-/" /tmp/matrix.out
 done </tmp/matrix.cfgs
 [ -w $knob ] && echo osq >$knob
