@@ -126,19 +126,21 @@ if [[ $mode == toggle ]]; then
 elif ((SWITCHBACK)); then
 	# CROSSCHECK: switchable configurations that also run separately,
 	# so that one boot measures their difference both ways.
-	sb=() rest=()
+	# The baseline first; a "#B" copy in CONFIGS is the switchback's own.
+	sb=(mutex-nospin) rest=()
 	for c in "${configs[@]}"; do
-		if [[ $(col "$c" 2) == twigfs && $(col "$c" 3) == mutex ]]; then
+		if [[ $c == mutex-nospin || $c == *#* ]]; then
+			continue
+		elif [[ $(col "$c" 2) == twigfs && $(col "$c" 3) == mutex ]]; then
 			sb+=("$c")
 			[[ " ${CROSSCHECK:-} " == *" $c "* && $c != mutex-nospin ]] && rest+=("$c")
 		else
 			rest+=("$c")
 		fi
 	done
-	if ((${#sb[@]} >= 2)) && [[ " ${sb[*]} " == *" mutex-nospin "* ]]; then
+	if ((${#sb[@]} >= 2)) && [[ " ${configs[*]} " == *" mutex-nospin "* ]]; then
 		sb_mount=mutex-nospin
-		for c in mutex-nospin "${sb[@]/mutex-nospin/}" mutex-nospin#B; do
-			[[ -n $c ]] || continue
+		for c in "${sb[@]}" mutex-nospin#B; do
 			sb_lines+=("$c /proc/sys/kernel/mutex_spin=$(col "$c" 5) /sys/fs/twigfs/vda/spin=$(col "$c" 4)")
 		done
 		# the separate runs keep their baseline for the ratios
@@ -349,6 +351,7 @@ boot() {
 		SB_LEAD=$SB_LEAD
 		SB_NFILES=$((262144 / NJOBS))
 		SEED=$SEED
+		BOOT=$n
 	EOF
 	if ((${#sb_lines[@]})); then
 		{
@@ -358,7 +361,6 @@ boot() {
 	fi
 	: >"$dir/progress.log"
 	[[ $label == B ]] && extra=("${patches[@]}")
-	[[ $mode == toggle ]] && extra=("${patches[@]}")
 	echo "bench: boot $n ($label: ${kdirs[$k]##*/})"
 	echo "start $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/hostload.txt"
 	KERNEL=${gens[$k]:-${gens[0]}} PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
@@ -396,6 +398,10 @@ echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-info.txt"
 echo "wall_seconds $((SECONDS - start))" >>"$out/host-info.txt"
 ((nruns == 0)) || "$py" "$wl/report.py" "$out"
 # summary.txt: the switchback runs and the separate runs, paste-able
-"$py" "$wl/switchback.py" "$out" >/dev/null
-echo "bench: took $((SECONDS - start)) s; report: $out/report.md $( ((sb_runs)) && echo "$out/switchback.md")"
+"$py" "$wl/switchback.py" "$out" >/dev/null ||
+	echo "bench.sh: switchback.py failed; rerun: workloads/switchback.py $out" >&2
+reports=()
+((nruns == 0)) || reports+=("$out/report.md")
+((sb_runs == 0)) || reports+=("$out/switchback.md")
+echo "bench: took $((SECONDS - start)) s; report: ${reports[*]}"
 [[ ! -s $out/summary.txt ]] || { echo; cat "$out/summary.txt"; }

@@ -252,6 +252,40 @@ calibrate() {
 	awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%d", (b - a) * 1000 }'
 }
 
+# run_begin <dir> <configuration>: a fresh filesystem for it, caches
+# dropped, the host calibrated, statistics reset; sets t0.  Fails (and
+# says so in meta.txt) when the filesystem cannot be made or mounted.
+run_begin() {
+	if ! fresh_fs "$2" >"$1/output.txt" 2>&1; then
+		echo "status mkfs-or-mount-failed" >>"$1/meta.txt"
+		return 1
+	fi
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo "calib_ms $(calibrate)" >>"$1/meta.txt"
+	reset_stats
+	echo "loadavg_start $(cat /proc/loadavg)" >>"$1/meta.txt"
+	t0=$(uptime_s)
+}
+
+# run_end <dir> <status> <fs>: statistics and times into <dir>, unmount,
+# and fsck a twigfs.
+run_end() {
+	t1=$(uptime_s)
+	dump_stats "$1"
+	{
+		echo "loadavg_end $(cat /proc/loadavg)"
+		echo "start $t0"
+		echo "end $t1"
+		echo "status $2"
+	} >>"$1/meta.txt"
+	umount "$mnt" || echo "umount failed" >>"$1/meta.txt"
+	if [ "$3" = twigfs ] && command -v fsck.twigfs >/dev/null; then
+		fsck.twigfs -n "$twigdev" >"$1/fsck.txt" 2>&1
+		echo "fsck $?" >>"$1/meta.txt"
+	fi
+}
+
 one_run() {
 	idx=$1 wl=$2 cfg=$3 rep=$4
 	dir=${RAW:-$R/raw}/$(printf %03d "$idx")-$wl-$cfg-r$rep
@@ -268,35 +302,13 @@ one_run() {
 		echo "spin $3"
 		echo "policy $([ -e "$knob" ] && cat "$knob" || echo absent)"
 	} >"$dir/meta.txt"
-	if ! fresh_fs "$cfg" >"$dir/output.txt" 2>&1; then
-		echo "status mkfs-or-mount-failed" >>"$dir/meta.txt"
-		return
-	fi
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo "calib_ms $(calibrate)" >>"$dir/meta.txt"
-	reset_stats
-	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
-	t0=$(uptime_s)
+	run_begin "$dir" "$cfg" || return
 	if [ -n "${PROFILE_RUN:-}" ]; then
 		profiled_workload "$wl" "$dir" >>"$dir/output.txt"
 	else
 		(cd "$mnt" && run_workload "$wl") >>"$dir/output.txt" 2>&1
 	fi
-	st=$?
-	t1=$(uptime_s)
-	dump_stats "$dir"
-	{
-		echo "loadavg_end $(cat /proc/loadavg)"
-		echo "start $t0"
-		echo "end $t1"
-		echo "status $st"
-	} >>"$dir/meta.txt"
-	umount "$mnt" || echo "umount failed" >>"$dir/meta.txt"
-	if [ "$1" = twigfs ] && command -v fsck.twigfs >/dev/null; then
-		fsck.twigfs -n "$twigdev" >"$dir/fsck.txt" 2>&1
-		echo "fsck $?" >>"$dir/meta.txt"
-	fi
+	run_end "$dir" $? "$1"
 }
 
 # sb_run <index> <workload> <seconds> <rep>: a switchback run.  One fresh
@@ -328,10 +340,7 @@ sb_run() {
 		echo "lead $SB_LEAD"
 		echo "rep $rep"
 	} >"$dir/meta.txt"
-	if ! fresh_fs "$mcfg" >"$dir/output.txt" 2>&1; then
-		echo "status mkfs-or-mount-failed" >>"$dir/meta.txt"
-		return
-	fi
+	run_begin "$dir" "$mcfg" || return
 	# Only configurations whose every setting exists on this kernel.
 	: >/tmp/sb.cf
 	grep -v '^mount ' "$R/switchback.txt" | while read -r label sets; do
@@ -345,48 +354,46 @@ sb_run() {
 			echo "$label $sets" >>/tmp/sb.cf
 		fi
 	done
+	if [ "$(grep -c . /tmp/sb.cf)" -lt 2 ]; then
+		echo "switchback: fewer than two configurations can run" >>"$dir/output.txt"
+		run_end "$dir" too-few-configurations twigfs
+		return
+	fi
 	counter=/sys/fs/twigfs/$(basename "$twigdev")/ops
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo "calib_ms $(calibrate)" >>"$dir/meta.txt"
-	reset_stats
-	echo "loadavg_start $(cat /proc/loadavg)" >>"$dir/meta.txt"
-	t0=$(uptime_s)
 	rm -f /tmp/sb.pid
+	# fs_mark has no time limit and fio's is a cap: timeout bounds all.
 	(
-		cd "$mnt" && DURATION=$wsecs LOOKUP_SECS=$wsecs \
-			NFILES=$SB_NFILES FIO_RUNTIME=$wsecs run_workload "$wl"
+		cd "$mnt" && WL_SECS=$wsecs timeout $((wsecs + 60)) \
+			sh "$H/guest-bench.sh" --workload "$wl" "$SB_NFILES"
 		echo "workload_status $?" >>"$dir/meta.txt"
 		[ -s /tmp/sb.pid ] && kill "$(cat /tmp/sb.pid)" 2>/dev/null
 	) >>"$dir/output.txt" 2>&1 &
 	wpid=$!
 	sleep "$SB_LEAD"
-	"$H/twig-switch" -f /tmp/sb.cf -c "$counter" -o "$dir/switch.log" \
-		-w "$SB_WINDOW" -i "$SB_SAMPLE" -t "$secs" -s "$((SEED + idx))" \
-		-b "$(head -n 1 /tmp/sb.cf | cut -d' ' -f1)" 2>>"$dir/output.txt" &
-	echo $! >/tmp/sb.pid
-	wait "$!"
-	st=$?
+	st=workload-ended-before-switching
+	if kill -0 "$wpid" 2>/dev/null; then
+		"$H/twig-switch" -f /tmp/sb.cf -c "$counter" -o "$dir/switch.log" \
+			-w "$SB_WINDOW" -i "$SB_SAMPLE" -t "$secs" \
+			-s "$((SEED + 7919 * ${BOOT:-1} + idx))" \
+			-b "$(head -n 1 /tmp/sb.cf | cut -d' ' -f1)" 2>>"$dir/output.txt" &
+		echo $! >/tmp/sb.pid
+		wait "$!"
+		st=$?
+	fi
 	rm -f /tmp/sb.pid
 	wait "$wpid"
-	t1=$(uptime_s)
 	cat "$counter" >"$dir/ops.txt"
-	dump_stats "$dir"
-	{
-		echo "loadavg_end $(cat /proc/loadavg)"
-		echo "start $t0"
-		echo "end $t1"
-		echo "status $st"
-	} >>"$dir/meta.txt"
-	umount "$mnt" || echo "umount failed" >>"$dir/meta.txt"
-	fsck.twigfs -n "$twigdev" >"$dir/fsck.txt" 2>&1
-	echo "fsck $?" >>"$dir/meta.txt"
+	run_end "$dir" "$st" twigfs
 }
 
 # Called by profiled_workload under perf: just the workload, in $mnt.
 if [ "${1:-}" = --workload ]; then
 	# the create size the warm-up chose, not params.env's "auto"
 	NFILES=$3
+	# a switchback run's length, for every workload that has one
+	if [ -n "${WL_SECS:-}" ]; then
+		DURATION=$WL_SECS LOOKUP_SECS=$WL_SECS FIO_RUNTIME=$WL_SECS
+	fi
 	exec 2>&1
 	cd "$mnt" && run_workload "$2"
 	exit

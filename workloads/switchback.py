@@ -543,6 +543,22 @@ def separate_rows(results):
             if out:
                 rows[wl] = out
         return rows
+    # KERNELS="6.1 6.12": each kernel's runs against its own baseline
+    kernels = sorted({r.get("kernel", "A") for r in runs})
+    for k in kernels:
+        for key, out in _bench_rows([r for r in runs if r.get("kernel", "A") == k],
+                                    results).items():
+            if len(kernels) > 1:
+                ver = next((r.get("kernel_version") for r in runs if r.get("kernel") == k), "")
+                key = "%s, kernel %s (Linux %s)" % (key, k, ver)
+            rows[key] = out
+    return rows
+
+
+def _bench_rows(runs, results):
+    """separate_rows() for one kernel's runs of make bench."""
+    import report
+    rows = {}
     for wl in sorted({r["workload"] for r in runs}):
         base = report.values(runs, wl, report.BASELINE, "A")
         if not base:
@@ -606,6 +622,17 @@ def summary_table(runs, separate=None):
                     r.get("window_ms") or 0, r.get("settle_ms") or 0))
         L += textwrap.wrap("ops/s counts completed VFS operations: " + ops, 98,
                            initial_indent="  ", subsequent_indent="    ")
+        meta = r.get("meta") or {}
+        warn = ["%s %s" % (k, meta[k]) for k in ("status", "workload_status", "fsck")
+                if meta.get(k, "0") not in ("0", "ok")]
+        if r.get("zero_windows"):
+            warn.append("%d windows without a completed operation (their blocks dropped)"
+                        % r["zero_windows"])
+        if r.get("blocks_total") and r.get("blocks_used", 0) < r["blocks_total"] - 1:
+            warn.append("%d of %d blocks used" % (r.get("blocks_used", 0), r["blocks_total"]))
+        if warn:
+            L += textwrap.wrap("WARNING: " + "; ".join(warn), 98, initial_indent="  ",
+                               subsequent_indent="    ")
         if r.get("error"):
             L.append("  no estimate: %s" % r["error"])
             continue
