@@ -611,8 +611,10 @@ int twig_convert_inline(struct inode *inode)
 static int twig_zero_tail(struct inode *inode, u64 size)
 {
 	struct address_space *mapping = inode->i_mapping;
+	struct twig_fs_info *fs = twig_isb(inode);
 	struct twig_map map;
 	struct folio *folio;
+	bool reserved;
 	int ret;
 
 	if (!(size & (PAGE_SIZE - 1)))
@@ -620,20 +622,32 @@ static int twig_zero_tail(struct inode *inode, u64 size)
 	ret = twig_get_map(inode, size, &map);
 	if (ret || map.kind != TWIG_MAP_REG)
 		return ret;
+	/*
+	 * Before the page lock, as twig_zero_partial(): reserving may write
+	 * back and commit.  A truncate must work on a full filesystem, so
+	 * without a reservation the page is zeroed all the same.
+	 */
+	reserved = !twig_reserve_data(fs, PAGE_SIZE);
 	folio = read_mapping_folio(mapping, size >> PAGE_SHIFT, NULL);
-	if (IS_ERR(folio))
+	if (IS_ERR(folio)) {
+		if (reserved)
+			twig_release_data(fs, PAGE_SIZE);
 		return PTR_ERR(folio);
+	}
 	folio_lock(folio);
 	if (folio->mapping == mapping) {
 		folio_zero_segment(folio, offset_in_folio(folio, size),
 				   folio_size(folio));
-		if (!folio_test_private(folio) &&
-		    !twig_reserve_data(twig_isb(inode), PAGE_SIZE))
+		if (reserved && !folio_test_private(folio)) {
 			folio_attach_private(folio, TWIG_RESERVED);
+			reserved = false;
+		}
 		folio_mark_dirty(folio);
 	}
 	folio_unlock(folio);
 	folio_put(folio);
+	if (reserved)
+		twig_release_data(fs, PAGE_SIZE);
 	return 0;
 }
 

@@ -4,14 +4,16 @@
  * writeback.
  *
  * Every dirty page holds one sector of fs->data_reserved (file.c attaches
- * it as PagePrivate), taken in write_begin / page_mkwrite before the page
+ * it as PagePrivate), taken in write_begin / page_mkwrite and before the
+ * zeroing of a partial page (truncate, punch), always before the page
  * lock, so that write(2) gets ENOSPC instead of writeback losing data.  The
  * limit leaves a metadata slack (1/64 of the device, at least
  * TWIG_META_SLACK_MIN) for the tree blocks the extent items need.
  *
  * This sits above the allocator (it reads its counts) and the transactions
  * (when space is short it writes back and commits, which gives freed
- * sectors back), and below file.c, its only caller.
+ * sectors back), and below its callers, file.c (buffered writes, mmap,
+ * truncate and fallocate) and direct.c (direct writes).
  */
 #include <linux/writeback.h>
 

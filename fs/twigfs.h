@@ -3,9 +3,10 @@
  * twigfs in-memory structures shared by every file of the module.
  *
  * Owners: the tree core (ctree.c, extent_io.c, locking.c, transaction.c,
- * alloc.c) defines everything here; the VFS side (super.c, inode.c, namei.c,
- * dir.c, file.c) only uses it, except for the section of struct
- * twig_fs_info marked "VFS side", which super.c owns.
+ * alloc.c, tree-checker.c, tree-log.c) defines everything here; the VFS
+ * side (super.c, inode.c, namei.c, dir.c, file.c, direct.c, space.c,
+ * orphan.c, xattr.c, acl.c; vfs.h) only uses it, except for the section of
+ * struct twig_fs_info marked "VFS side", which super.c owns.
  */
 #ifndef _TWIGFS_H
 #define _TWIGFS_H
@@ -160,9 +161,6 @@ struct twig_fs_info {
 	struct twig_lock_stats __percpu *lock_stats;
 	unsigned int spin_rounds;
 
-	/* Completed VFS operations by kind (vfs.h), for sysfs "ops". */
-	struct twig_op_stats __percpu *op_stats;
-
 	/* Extent buffer cache, indexed by bytenr >> TWIG_SECTOR_SHIFT. */
 	struct xarray eb_cache;
 	atomic_long_t eb_cached;
@@ -223,6 +221,8 @@ struct twig_fs_info {
 	u64 log_seq;			/* blocks in the chain */
 
 	/* ---- VFS side (super.c owns these fields) ---- */
+	/* Completed VFS operations by kind (vfs.h), for sysfs "ops". */
+	struct twig_op_stats __percpu *op_stats;
 	unsigned int commit_interval;	/* seconds */
 	struct delayed_work commit_work;
 	struct kobject kobj;		/* /sys/fs/twigfs/<dev>/ */

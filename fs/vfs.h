@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twigfs VFS side: in-memory inodes and the helpers shared by super.c,
- * inode.c, namei.c, dir.c and file.c.  The tree, transactions and the
- * allocator are declared in twigfs.h (the core's header).
+ * twigfs VFS side: in-memory inodes and the helpers shared by the files
+ * that implement the VFS operations (super.c, inode.c, namei.c, dir.c,
+ * file.c, direct.c, space.c, orphan.c, xattr.c, acl.c).  The tree,
+ * transactions and the allocator are declared in twigfs.h (the core's
+ * header).
  */
 #ifndef _TWIGFS_VFS_H
 #define _TWIGFS_VFS_H
