@@ -14,6 +14,7 @@ interval of the same ratio; the smallest detectable difference at 95%
 confidence and, from the noncentral t, at 80% power.  The distributions come
 from scipy.stats (Debian's python3-scipy).
 """
+import argparse
 import csv
 import json
 import math
@@ -710,7 +711,7 @@ def verdict(data, workload, side):
             % (text, fmt(claim[0]), fmt(claim[1]), "; ".join(parts)))
 
 
-# Issue 14's targets for the smallest detectable difference (95% CI
+# The lab's targets for the smallest detectable difference (95% CI
 # half-width, %): dbench 3, every other workload 5.
 FLOOR_TARGET = {"dbench": 3.0}
 
@@ -727,8 +728,8 @@ def floor_note(data, workload, d95, n):
     if d95 is None:
         return ""
     if 100 * d95 <= target:
-        return " Target (issue 14): ≤%s%%, met%s." % (fmt(target), host)
-    return (" Target (issue 14): ≤%s%%, **not met**: the runs of this workload vary "
+        return " Target: ≤%s%%, met%s." % (fmt(target), host)
+    return (" Target: ≤%s%%, **not met**: the runs of this workload vary "
             "more than that allows at n=%d%s." % (fmt(target), n, host))
 
 
@@ -1355,21 +1356,30 @@ def render(data, outdir, plots=True):
 
 
 def main(argv):
-    plots = "--no-plots" not in argv
-    argv = [a for a in argv if a != "--no-plots"]
-    if len(argv) == 3 and argv[1] == "--render":
-        with open(argv[2]) as f:
-            data = json.load(f)
-        render(data, os.path.dirname(os.path.abspath(argv[2])), plots)
-        return 0
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
+    ap = argparse.ArgumentParser(prog=os.path.basename(argv[0]),
+                                 description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("results", nargs="?", help="a results folder: collect, then render")
+    ap.add_argument("--render", metavar="RESULTS_JSON",
+                    help="render an existing results.json only")
+    ap.add_argument("--no-plots", action="store_true", help="skip the gnuplot plots")
+    try:
+        a = ap.parse_args(argv[1:])
+    except SystemExit as e:
+        return e.code
+    if (a.results is None) == (a.render is None):
+        ap.print_usage(sys.stderr)
         return 2
-    outdir = argv[1]
-    data = collect(outdir)
-    with open(os.path.join(outdir, "results.json"), "w") as f:
+    if a.render:
+        with open(a.render) as f:
+            data = json.load(f)
+        render(data, os.path.dirname(os.path.abspath(a.render)), not a.no_plots)
+        return 0
+    data = collect(a.results)
+    with open(os.path.join(a.results, "results.json"), "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
-    render(data, outdir, plots)
+    render(data, a.results, not a.no_plots)
     return 0
 
 

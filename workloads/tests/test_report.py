@@ -6,6 +6,7 @@
 Prints a PASS or FAIL line per test and "N passed, M failed" last; exits 1
 on any failure.
 """
+import io
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import shutil
 import sys
 import tempfile
 import unittest
+from contextlib import redirect_stderr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import report  # noqa: E402
@@ -266,6 +268,15 @@ class Render(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def test_usage_errors(self):
+        """No folder, or a folder and --render at once: usage, status 2."""
+        err = io.StringIO()
+        with redirect_stderr(err):
+            self.assertEqual(report.main(["report.py"]), 2)
+            self.assertEqual(report.main(["report.py", self.dir, "--render", "x.json"]), 2)
+            self.assertEqual(report.main(["report.py", "--bogus"]), 2)
+        self.assertIn("usage: report.py", err.getvalue())
+
     def render(self, data):
         path = os.path.join(self.dir, "results.json")
         with open(path, "w") as f:
@@ -410,14 +421,14 @@ class Render(unittest.TestCase):
         d95, _ = report.detectable(vals["A"], vals["B"])
         self.assertGreater(100 * d95, 3)
         cv = 100 * report.sd([900, 1100] * 4) / report.mean([900, 1100] * 4)
-        self.assertRegex(md, r"Target \(issue 14\): ≤3%%, \*\*not met\*\*: the runs of "
+        self.assertRegex(md, r"Target: ≤3%%, \*\*not met\*\*: the runs of "
                              r"this workload vary more than that allows at n=4; the host's "
                              r"own variation, a fixed CPU-bound loop before every run: CV %s%% "
                              r"over 8 runs\." % re.escape(report.fmt(cv, 2)))
         # a tight A/A meets it
         for r in data["runs"]:
             r["value"] = 100.0 + (0.1 if r["rep"] % 2 else -0.1)
-        self.assertIn("Target (issue 14): ≤3%, met;", self.render(data))
+        self.assertIn("Target: ≤3%, met;", self.render(data))
 
     def test_profile_section(self):
         with open(os.path.join(SAMPLES, "perf-lock-contention-6.1.txt")) as f:
