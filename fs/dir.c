@@ -82,7 +82,7 @@ static int twig_fill_entries(struct inode *dir, u64 pos, u8 *buf, bool *end)
 		e->type = de->type;
 		memcpy(e->name, de + 1, len);
 		used += ALIGN(sizeof(*e) + len, 8);
-		ret = twig_walk_next(fs, path);
+		ret = twig_next_item(fs, path);
 	}
 	twig_free_path(path);
 	if (ret < 0)

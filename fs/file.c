@@ -116,7 +116,7 @@ static int twig_find_extent(struct twig_fs_info *fs, u64 ino, u64 pos,
 		if (x->end > pos || (x->type == TWIG_FILE_EXTENT_INLINE &&
 				     pos < PAGE_SIZE))
 			break;
-		ret = twig_walk_next(fs, path);
+		ret = twig_next_item(fs, path);
 	}
 	twig_free_path(path);
 	if (ret == -EUCLEAN)
@@ -694,7 +694,7 @@ static int twig_trunc_window(struct twig_fs_info *fs, u64 ino, u64 start,
 			break;
 		if (x.end > start)
 			ring[n++ % max] = max(x.start, start);
-		ret = twig_walk_next(fs, path);
+		ret = twig_next_item(fs, path);
 	}
 	twig_free_path(path);
 	if (ret >= 0 && n > max)

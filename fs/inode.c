@@ -71,14 +71,6 @@ void twig_inode_cache_exit(void)
 	kmem_cache_destroy(twig_inode_cachep);
 }
 
-/* ---- walking items read-only ---- */
-
-/* Step to the next item: 0, 1 at the end of the tree, or <0. */
-int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path)
-{
-	return twig_next_item(fs, path);
-}
-
 /* ---- INODE_ITEM <-> struct inode ---- */
 
 static struct timespec64 twig_get_time(const struct twig_timespec *d)

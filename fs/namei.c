@@ -517,7 +517,7 @@ static int twig_unlink(struct inode *dir, struct dentry *dentry)
 		ret = twig_update_inode(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
-	twig_orphan_undo(trans, inode, last, ret);
+	twig_orphan_abort(trans, last, ret);
 	twig_end_transaction(trans);
 	twig_op_done(fs, TWIG_OP_REMOVE);
 	return ret;
@@ -548,7 +548,7 @@ static int twig_rmdir(struct inode *dir, struct dentry *dentry)
 		ret = twig_update_inode(trans, inode);
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
-	twig_orphan_undo(trans, inode, true, ret);
+	twig_orphan_abort(trans, true, ret);
 	twig_end_transaction(trans);
 	twig_op_done(fs, TWIG_OP_REMOVE);
 	return ret;
@@ -700,7 +700,7 @@ update_dirs:
 		ret = twig_update_inode(trans, new_dir);
 out:
 	if (new_inode)
-		twig_orphan_undo(trans, new_inode, victim_last, ret);
+		twig_orphan_abort(trans, victim_last, ret);
 	twig_end_transaction(trans);
 	if (whiteout) {
 		/* no dentry: a lookup of the old name finds it on disk */

@@ -50,8 +50,7 @@ int twig_orphan_add(struct twig_trans *trans, struct inode *inode)
  * and nothing of it is committed; if the insert itself failed, nothing
  * changed and the abort does nothing.
  */
-void twig_orphan_undo(struct twig_trans *trans, struct inode *inode,
-		      bool added, int err)
+void twig_orphan_abort(struct twig_trans *trans, bool added, int err)
 {
 	if (added && err)
 		twig_abort_transaction(trans, err);

@@ -377,7 +377,7 @@ static int twig_commit_write(struct twig_fs_info *fs, struct twig_commit *c)
 		return ret;
 	}
 	twig_alloc_committed(fs);
-	twig_log_committed(fs);
+	twig_log_release(fs);
 	return 0;
 }
 
@@ -516,7 +516,7 @@ EXPORT_SYMBOL_IF_KUNIT(twig_core_open);
 /* After the last commit (or after an error, dropping what was not written). */
 void twig_core_close(struct twig_fs_info *fs)
 {
-	twig_log_free(fs);
+	twig_log_forget(fs);
 	twig_tree_close(fs);
 	twig_eb_cache_destroy(fs);
 	twig_alloc_destroy(fs);

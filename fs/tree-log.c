@@ -35,7 +35,7 @@
  *      commit_mutex, which also serialises it against the commit's own
  *      superblock write;
  *   4. the commit of T writes a superblock without the log and then frees
- *      the log blocks (twig_log_committed()).
+ *      the log blocks (twig_log_release()).
  *
  * A file created in T with one name, in a directory that existed at the
  * last commit and lost no name in T, is logged with its INODE_REF and the
@@ -171,7 +171,7 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino,
 			}
 			have_inode |= key.type == TWIG_INODE_ITEM_KEY;
 		}
-		ret = twig_walk_next(fs, path);
+		ret = twig_next_item(fs, path);
 	}
 	twig_release_path(path);
 	twig_free_path(path);
@@ -386,8 +386,11 @@ int twig_log_inode(struct file *file)
 	return ret;
 }
 
-/* The commit of the log's transaction is on disk (commit_mutex held). */
-void twig_log_committed(struct twig_fs_info *fs)
+/*
+ * The commit of the log's transaction is on disk (commit_mutex held): the
+ * log's blocks go back to the allocator.
+ */
+void twig_log_release(struct twig_fs_info *fs)
 {
 	struct twig_log_blk *blk, *next;
 
@@ -404,7 +407,7 @@ void twig_log_committed(struct twig_fs_info *fs)
  * Unmount without a commit (read-only, error, a failed replay), before
  * the allocator goes: forget the blocks, which stay free on disk.
  */
-void twig_log_free(struct twig_fs_info *fs)
+void twig_log_forget(struct twig_fs_info *fs)
 {
 	struct twig_log_blk *blk, *next;
 
@@ -526,7 +529,7 @@ static int twig_log_old_items(struct twig_fs_info *fs,
 			}
 		}
 next:
-		ret = twig_walk_next(fs, path);
+		ret = twig_next_item(fs, path);
 	}
 	twig_release_path(path);
 	twig_free_path(path);

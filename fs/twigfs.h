@@ -598,8 +598,8 @@ void twig_alloc_committed(struct twig_fs_info *fs);
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);
 
 /* ---- tree-log.c (the core's half: the commit drops the log) ---- */
-void twig_log_committed(struct twig_fs_info *fs);
-void twig_log_free(struct twig_fs_info *fs);
+void twig_log_release(struct twig_fs_info *fs);
+void twig_log_forget(struct twig_fs_info *fs);
 
 /* ---- setup and teardown of the core, called by super.c ---- */
 int twig_core_open(struct twig_fs_info *fs);

@@ -124,7 +124,6 @@ int twig_setattr(struct twig_idmap *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
-int twig_walk_next(struct twig_fs_info *fs, struct twig_path *path);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
 int twig_drop_nlink(struct inode *inode);
 int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
@@ -134,8 +133,7 @@ int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 /* orphan.c */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
 int twig_orphan_del(struct twig_trans *trans, u64 ino);
-void twig_orphan_undo(struct twig_trans *trans, struct inode *inode,
-		      bool added, int err);
+void twig_orphan_abort(struct twig_trans *trans, bool added, int err);
 void twig_orphan_cleanup(struct twig_fs_info *fs);
 
 /* namei.c */

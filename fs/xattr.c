@@ -147,7 +147,7 @@ static int twig_xattr_scan(struct inode *inode, const char *name, u32 len,
 	if (!path)
 		return -ENOMEM;
 	for (ret = twig_walk_first(fs, &key, path); ret == 0;
-	     ret = twig_walk_next(fs, path)) {
+	     ret = twig_next_item(fs, path)) {
 		struct twig_eb *leaf = path->nodes[0];
 		int slot = path->slots[0];
 		u32 size = twig_item_size(leaf, slot);
@@ -376,7 +376,7 @@ ssize_t twig_listxattr(struct dentry *dentry, char *buf, size_t size)
 	if (!path)
 		return -ENOMEM;
 	for (ret = twig_walk_first(fs, &key, path); ret == 0;
-	     ret = twig_walk_next(fs, path)) {
+	     ret = twig_next_item(fs, path)) {
 		struct twig_eb *leaf = path->nodes[0];
 		int slot = path->slots[0];
 		const u8 *data = twig_item_ptr(leaf, slot);
