@@ -250,7 +250,7 @@ static int twig_bin_search(struct twig_eb *eb, const struct twig_key *key,
 			twig_node_key(eb, mid, &k);
 		else
 			twig_item_key(eb, mid, &k);
-		cmp = twig_comp_keys(&k, key);
+		cmp = twig_key_cmp(&k, key);
 		if (cmp < 0) {
 			lo = mid + 1;
 		} else if (cmp > 0) {
@@ -598,7 +598,7 @@ static int twig_split_node(struct twig_trans *trans, struct twig_path *p,
 	twig_node_append(right, node, mid, nr - mid);
 	twig_set_header_nritems(node, mid);
 
-	if (twig_comp_keys(key, &rkey) >= 0) {
+	if (twig_key_cmp(key, &rkey) >= 0) {
 		twig_tree_unlock(node);
 		twig_eb_put(node);
 		p->nodes[level] = right;
@@ -1436,7 +1436,7 @@ int twig_walk_first(struct twig_fs_info *fs, const struct twig_key *key,
 				return ret;
 		}
 		twig_item_key(p->nodes[0], p->slots[0], &found);
-		if (twig_comp_keys(&found, key) >= 0)
+		if (twig_key_cmp(&found, key) >= 0)
 			return 0;
 		p->slots[0]++;
 	}

@@ -380,7 +380,7 @@ static int twig_check_leaf(struct twig_check *c, u32 nritems)
 			return TWIG_RULE_ITEM_BOUNDS;
 		data_end = off;
 		twig_item_key(eb, i, &key);
-		if (i && twig_comp_keys(&prev, &key) >= 0)
+		if (i && twig_key_cmp(&prev, &key) >= 0)
 			return TWIG_RULE_KEY_ORDER;
 		prev = key;
 		if (opaque)
@@ -418,7 +418,7 @@ static int twig_check_node(struct twig_check *c, u32 nritems)
 		if (!gen || gen > c->gen)
 			return TWIG_RULE_NODE_PTR_GEN;
 		twig_node_key(eb, i, &key);
-		if (i && twig_comp_keys(&prev, &key) >= 0)
+		if (i && twig_key_cmp(&prev, &key) >= 0)
 			return TWIG_RULE_KEY_ORDER;
 		prev = key;
 	}

@@ -388,8 +388,9 @@ static inline void twig_key_to_disk(struct twig_disk_key *disk,
 	disk->offset = cpu_to_le64(key->offset);
 }
 
-static inline int twig_comp_keys(const struct twig_key *a,
-				 const struct twig_key *b)
+/* Key order; the tools' twig_key_cmp() (mkfs/twig_lib.c) is the same. */
+static inline int twig_key_cmp(const struct twig_key *a,
+			       const struct twig_key *b)
 {
 	if (a->objectid != b->objectid)
 		return a->objectid < b->objectid ? -1 : 1;

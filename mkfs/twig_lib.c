@@ -150,6 +150,7 @@ void twig_key_to_disk(struct twig_disk_key *d, const struct twig_key *k)
 	d->offset = htole64(k->offset);
 }
 
+/* Key order, as the module's twig_key_cmp() (fs/twigfs.h). */
 int twig_key_cmp(const struct twig_key *a, const struct twig_key *b)
 {
 	if (a->objectid != b->objectid)

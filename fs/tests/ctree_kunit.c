@@ -255,9 +255,9 @@ static void tk_walk_block(struct tk_walk *w, struct twig_fs_info *fs,
 		for (i = 0; i < nr; i++) {
 			twig_item_key(eb, i, &k);
 			if (i)
-				KUNIT_EXPECT_LT(test, twig_comp_keys(&prev, &k), 0);
+				KUNIT_EXPECT_LT(test, twig_key_cmp(&prev, &k), 0);
 			else if (first)
-				KUNIT_EXPECT_EQ(test, twig_comp_keys(first, &k), 0);
+				KUNIT_EXPECT_EQ(test, twig_key_cmp(first, &k), 0);
 			prev = k;
 		}
 		KUNIT_EXPECT_LE(test, twig_leaf_free_space(eb),
@@ -271,9 +271,9 @@ static void tk_walk_block(struct tk_walk *w, struct twig_fs_info *fs,
 
 		twig_node_key(eb, i, &k);
 		if (i)
-			KUNIT_EXPECT_LT(test, twig_comp_keys(&prev, &k), 0);
+			KUNIT_EXPECT_LT(test, twig_key_cmp(&prev, &k), 0);
 		else if (first)
-			KUNIT_EXPECT_EQ(test, twig_comp_keys(first, &k), 0);
+			KUNIT_EXPECT_EQ(test, twig_key_cmp(first, &k), 0);
 		prev = k;
 		child = twig_read_eb(fs, twig_node_blockptr(eb, i),
 				     eb->level - 1,
@@ -320,7 +320,7 @@ static void tk_compare(struct kunit *test, struct twig_fs_info *fs,
 		}
 		twig_item_key(leaf, slot, &key);
 		tk_key(&want, i);
-		if (twig_comp_keys(&key, &want) ||
+		if (twig_key_cmp(&key, &want) ||
 		    twig_item_size(leaf, slot) != model[i] - 1 ||
 		    !tk_check(twig_item_ptr(leaf, slot), i, model[i] - 1))
 			bad++;
@@ -407,7 +407,7 @@ static void tk_backwards(struct kunit *test, struct twig_fs_info *fs, u64 n)
 			break;
 		twig_item_key(p->nodes[0], p->slots[0], &key);
 		tk_key(&want, i);
-		KUNIT_EXPECT_EQ(test, twig_comp_keys(&key, &want), 0);
+		KUNIT_EXPECT_EQ(test, twig_key_cmp(&key, &want), 0);
 	}
 	KUNIT_EXPECT_EQ(test, ret, 1);
 	KUNIT_EXPECT_EQ(test, i, 0ULL);
