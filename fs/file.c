@@ -827,12 +827,25 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		twig_end_transaction(trans);
 	} while (ret == -EAGAIN);
 	/*
-	 * Failed before any item changed: the tree still has old_size, and
-	 * a later inode update must not write the new one over extents that
-	 * are still there.
+	 * Failed before any item changed: a later inode update must not
+	 * write the new size over extents that are still there.  The tail's
+	 * writeback above may have stored it in the inode item already: put
+	 * the old one back (a failure here aborts, and the disk keeps the
+	 * last commit).
 	 */
-	if (ret && !changed)
+	if (ret && !changed) {
 		i_size_write(inode, old_size);
+		if (new_size & (PAGE_SIZE - 1)) {
+			trans = twig_start_transaction_reserved(fs, 1);
+			if (!IS_ERR(trans)) {
+				int err = twig_update_inode(trans, inode);
+
+				if (err)
+					twig_abort_transaction(trans, err);
+				twig_end_transaction(trans);
+			}
+		}
+	}
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
 }
