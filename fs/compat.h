@@ -89,9 +89,15 @@ static inline void twig_generic_fillattr(u32 request_mask, struct inode *inode,
 #endif
 }
 
-/* 6.5 removed generic_file_splice_read() for filemap_splice_read(). */
+/*
+ * 6.5 removed generic_file_splice_read() for filemap_splice_read(), which
+ * reads the page cache without going through ->read_iter.
+ */
 #if TWIG_LINUX < 605
 #define filemap_splice_read	generic_file_splice_read
+#define TWIG_SPLICE_READS_ITER	1
+#else
+#define TWIG_SPLICE_READS_ITER	0
 #endif
 
 /*

@@ -1728,6 +1728,18 @@ static loff_t twig_llseek(struct file *file, loff_t offset, int whence)
 	}
 }
 
+/* sendfile(2), splice(2): a read, counted once whatever the kernel */
+static ssize_t twig_splice_read(struct file *in, loff_t *ppos,
+				struct pipe_inode_info *pipe, size_t len,
+				unsigned int flags)
+{
+	ssize_t ret = filemap_splice_read(in, ppos, pipe, len, flags);
+
+	if (!TWIG_SPLICE_READS_ITER)
+		twig_op_done(twig_isb(file_inode(in)), TWIG_OP_READ);
+	return ret;
+}
+
 const struct file_operations twig_file_operations = {
 	.llseek		= twig_llseek,
 	.read_iter	= twig_file_read_iter,
@@ -1735,7 +1747,7 @@ const struct file_operations twig_file_operations = {
 	.mmap		= twig_file_mmap,
 	.open		= twig_file_open,
 	.fsync		= twig_fsync,
-	.splice_read	= filemap_splice_read,
+	.splice_read	= twig_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.fallocate	= twig_fallocate,
 };
