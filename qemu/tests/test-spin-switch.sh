@@ -7,11 +7,11 @@
 # find the filesystem whole.  On the debug kernel lockdep and KASAN watch.
 #
 # The kernel policy goes between none and owner at the loop's pace (both
-# behind the same static key), and to osq and back only every 100th time:
-# leaving or entering osq flips a static key, a live patch of the kernel's
-# text, and under TCG hundreds of those a second once crashed a guest with
-# an int3 in __mutex_lock (CI on 15e6ae3); a benchmark flips it at most
-# once a window.
+# behind the same static key), never to osq while dbench runs: leaving or
+# entering osq flips a static key, a live patch of the kernel's text, and
+# under TCG that crashed guests with an int3 oops in __mutex_lock, at
+# hundreds of flips a second (CI on 15e6ae3) and once at a few over 20 s
+# (6.12, 05d1bfd).  See docs/switchback.md.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
 # shellcheck source=qemu/tests/twig-lib.sh
@@ -37,7 +37,6 @@ while [ ! -e /tmp/dbench.rc ]; do
 	if [ -w $knob ]; then
 		echo owner >$knob
 		echo none >$knob
-		[ $((n % 300)) = 0 ] && echo osq >$knob
 	fi
 	n=$((n + 3))
 done
