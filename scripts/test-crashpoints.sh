@@ -30,7 +30,12 @@
 # with unordered_super=1: superblocks lose their flush and FUA; the run
 # must then find broken states, and passes only if it does), CASES=0
 # (leaves out the two truncate cases of issue 28, see cases() below),
-# CP_KEEP=1 (keep the work folder: log, records, images).
+# ABORT=0 (leaves out the abort round, see aborter() below), CP_KEEP=1
+# (keep the work folder: log, records, images).
+#
+# Besides every flush point and its torn state, the end of the log is a
+# state too: what the disk holds once the guest unmounted (after an abort:
+# the aborted filesystem's last writes); it is always mounted and checked.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +49,7 @@ fs_mb=${FS_MB:-128}
 mopts=${MOUNT_OPTS:-commit=86400}
 brk=${BREAK:-0}
 cases=${CASES:-1}
+abort=${ABORT:-1}
 lw=$top/mkfs/twigfs-logwrites
 fsck=$top/mkfs/fsck.twigfs
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/crashpoints.XXXXXX")
@@ -76,7 +82,7 @@ truncate -s "${fs_mb}M" "$img"
 truncate -s $((fs_mb + (writers + 1) * 32))M "$img"
 
 cat >"$work/work.sh" <<'GUEST'
-# set by the host above: seed writers ops base mopts brk cases
+# set by the host above: seed writers ops base mopts brk cases abort
 CC=/twig/twig-crashcheck
 H=/twig/twig-helper
 G=/opt/gnu/bin
@@ -94,11 +100,14 @@ while [ $p -lt "$writers" ]; do
 done
 sync
 
+# writer P ROUND OPS: writer P's changes; each writer has 65536 marker
+# sectors, half of them a round
 writer() {
 	p=$1
 	rec=/results/rec-w$p
+	b0=$((base + p * 65536 + $2 * 32768))
 	n=0
-	awk -v s=$((seed * 1000 + p)) -v p="$p" -v ops="$ops" 'BEGIN {
+	awk -v s=$((seed * 1000 + p + $2 * 100)) -v p="$p" -v ops="$3" 'BEGIN {
 		srand(s)
 		for (i = 0; i < ops; i++) {
 			d = rand() < 0.3 ? "crash/shared" : "crash/w" p
@@ -121,36 +130,36 @@ writer() {
 			else print "d", f, int(rand() * 48) * 4096, (int(rand() * 8) + 1) * 4096
 		}
 	}' | while read -r op f a b; do
-		n=$((n + 1)); s=$((base + p * 65536 + n))
+		n=$((n + 1)); s=$((b0 + n))
 		case $op in
 		r)	[ -f "$f" ] && [ "$f" != "$a" ] || continue
 			$CC begin $rec $DEV $s "$f" "$a" || continue
 			mv "$f" "$a"
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$a" "$(dirname "$a")" "$(dirname "$f")" || continue
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$f" "$(dirname "$f")"
 			continue ;;
 		u)	[ -f "$f" ] || continue
 			$CC begin $rec $DEV $s "$f" || continue
 			rm -f "$f"
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$f" "$(dirname "$f")"
 			continue ;;
 		l)	$CC begin $rec $DEV $s "$f" "$a" || continue
 			head -c "$b" /dev/urandom >"$f"
 			ln "$f" "$a"
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$f" "$(dirname "$f")" || continue
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$a" "$(dirname "$a")"
 			continue ;;
 		k)	[ -f "$f" ] && [ -f "$a" ] || continue
 			$CC begin $rec $DEV $s "$f" "$a" || continue
 			rm -f "$a"
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$a" "$(dirname "$a")" || continue
-			n=$((n + 1)); s=$((base + p * 65536 + n))
+			n=$((n + 1)); s=$((b0 + n))
 			$CC done $rec $DEV $s "$f"
 			continue ;;
 		esac
@@ -173,10 +182,9 @@ writer() {
 			$H dio-write "$f" "$a" "$b" 0 /tmp/buf$p >/dev/null ;;
 		esac
 		[ "$op" = x ] && continue
-		n=$((n + 1)); s=$((base + p * 65536 + n))
+		n=$((n + 1)); s=$((b0 + n))
 		$CC done $rec $DEV $s "$f" "$(dirname "$f")"
 	done
-	echo "$n" >/results/markers-w$p
 }
 # The two cases of issue 28, beside the writers (whose directory fsyncs
 # commit): a truncate to mid-page committed without writeback of the
@@ -214,13 +222,49 @@ cases() {
 	n=$((n + 1)); s=$((base + p * 65536 + n))
 	$CC done $rec $DEV $s $g crash/cases
 }
+# Aborts are crash points too: a second round of the writers, half as
+# long, while fail_after fails a step of some handle (a tree search or
+# allocation, a block read or write, a commit) and so aborts its
+# transaction.  From then on nothing may reach the disk but what the last
+# commit and the fsync log hold, and fsync fails (recording nothing): the
+# checks at every later state hold the aborted filesystem to the fsyncs
+# that returned before.  A step failed outside a handle aborts nothing, so
+# the aborter arms it again, and makes changes of its own should the
+# writers be done.  Its marker places the abort in the log.
+aborter() {
+	knob=/sys/fs/twigfs/$(basename $DEV)/fail_after
+	i=0
+	while [ $i -lt 60 ] && ! grep -q "^$DEV /mnt twigfs ro" /proc/mounts; do
+		[ "$(cat $knob)" = 0 ] && echo $(((seed * 7 + i * 3) % 12 + 1)) >$knob
+		echo "$i" >crash/shared/abort-$i 2>/dev/null
+		$H fsync crash/shared >/dev/null 2>&1
+		i=$((i + 1))
+		sleep 1
+	done
+	echo 0 >$knob
+	if grep -q "^$DEV /mnt twigfs ro" /proc/mounts; then
+		echo "# abort: after $i arms; $(dmesg | grep -m 1 'aborted (error' | sed 's/^\[[^]]*\] //')"
+		$CC begin /results/abort-mark $DEV $((base + writers * 65536 + 65000)) abort
+	else
+		echo "FAIL crashpoints-abort: no transaction aborted after $i arms"
+	fi
+}
 p=0
 while [ $p -lt "$writers" ]; do
-	writer $p &
+	writer $p 0 "$ops" &
 	p=$((p + 1))
 done
 [ "$cases" = 1 ] && cases &
 wait
+if [ "$abort" = 1 ]; then
+	p=0
+	while [ $p -lt "$writers" ]; do
+		writer $p 1 $((ops / 2)) &
+		p=$((p + 1))
+	done
+	aborter &
+	wait
+fi
 cd /
 umount /mnt
 echo "# work: $(cat /results/rec-w* | grep -c '^[SG]') fsyncs recorded, $(cat /results/rec-w* | grep -c '^B') changes begun"
@@ -228,7 +272,7 @@ GUEST
 
 echo "== crashpoints: SEED=$seed WRITERS=$writers OPS=$ops SAMPLE=$sample BATCH=$batch TORN=$torn BREAK=$brk"
 rc=0
-{ echo "seed=$seed writers=$writers ops=$ops base=$mark_base mopts=$mopts brk=$brk cases=$cases"; cat "$work/work.sh"; } >"$work/job.sh"
+{ echo "seed=$seed writers=$writers ops=$ops base=$mark_base mopts=$mopts brk=$brk cases=$cases abort=$abort"; cat "$work/work.sh"; } >"$work/job.sh"
 DISK=$img OUT=$work/w LOG_WRITES=$work/log MOUNT=0 "$top/qemu/guest.sh" "$work/job.sh" >"$work/w.log" 2>&1 || rc=$?
 grep -aE '^(PASS|FAIL|#) ' "$work/w/console.log" || true
 if ((rc != 0)); then
@@ -275,6 +319,17 @@ if ((sample == 0 || sample >= nstates)); then
 else
 	awk -v s="$seed" -v k="$sample" -v n="$nstates" 'BEGIN { srand(s) }
 		{ if (rand() < (k - m) / (n - NR + 1)) { print; m++ } }' "$work/states" >"$work/sample"
+fi
+if ((abort)); then
+	ab=$(awk -v s=$((mark_base + writers * 65536 + 65000)) '$1 == s { print $2 }' "$work/markers")
+	if [[ -z $ab ]]; then
+		bad abort "no abort in the log (no abort marker)"
+	else
+		nab=$(awk -v a="$ab" '$1 > a' "$work/states" | wc -l)
+		nin=$(awk -v a="$ab" '$1 <= a && $2 > a' "$work/states" | wc -l)
+		echo "# abort: log entry $ab; crash states past it: $nab, and $nin spanning it, and the end of the log"
+		ok "abort-in-the-log"
+	fi
 fi
 echo "# $nr log entries, $(wc -l <"$work/flushes") flushes, $nstates crash states ($(grep -c ' 1$' "$work/states" || true) torn); all get fsck, $(wc -l <"$work/sample") sampled are mounted and checked in guests; $nrec records, $nmark markers"
 
@@ -405,6 +460,10 @@ while read -r f nx t; do
 		at=$((nx - 1))
 	fi
 done <"$work/states"
+# the end of the log: the disk as the guest left it
+"$lw" replay "$work/log" "$cur" --from "$at" --to "$nr" >/dev/null
+sampled[end]=1
+state end $((nr + 1)) end
 hsecs=$((SECONDS - hstart - gwall))
 boot_check
 secs=$((SECONDS - start))
