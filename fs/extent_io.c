@@ -120,6 +120,21 @@ int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio)
 	return ret;
 }
 
+/* One page of file data at @bytenr, read or written (@opf) and waited for. */
+int twig_bio_page(struct twig_fs_info *fs, u64 bytenr, struct page *page,
+		  blk_opf_t opf)
+{
+	struct bio *bio;
+	int ret;
+
+	bio = bio_alloc(fs->bdev, 1, opf, GFP_NOFS);
+	bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	ret = twig_submit_bio_wait(fs, bio);
+	bio_put(bio);
+	return ret;
+}
+
 static int twig_bdev_rw(struct twig_fs_info *fs, u64 bytenr, void *buf,
 			size_t len, blk_opf_t opf)
 {

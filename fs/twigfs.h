@@ -479,6 +479,8 @@ int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags);
 int twig_dev_flush(struct twig_fs_info *fs);
 int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio);
+int twig_bio_page(struct twig_fs_info *fs, u64 bytenr, struct page *page,
+		  blk_opf_t opf);
 void twig_memdev_free(struct twig_fs_info *fs);
 int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
