@@ -77,22 +77,14 @@ truncate -s $((fs_mb + (writers + 1) * 32))M "$img"
 
 cat >"$work/work.sh" <<'GUEST'
 # set by the host above: seed writers ops base mopts brk cases
+. /twig/crash-lib.sh
 CC=/twig/twig-crashcheck
-H=/twig/twig-helper
-G=/opt/gnu/bin
-DEV=/dev/vda
 if [ "$brk" = 1 ]; then
 	echo 1 >/sys/module/twigfs/parameters/unordered_super || exit 1
 fi
 mount -t twigfs -o "$mopts" $DEV /mnt || { echo "FAIL crashpoints-work-mount"; exit 1; }
 cd /mnt || exit 1
-mkdir -p crash/shared
-p=0
-while [ $p -lt "$writers" ]; do
-	mkdir -p crash/w$p
-	p=$((p + 1))
-done
-sync
+crash_dirs "$writers"
 
 writer() {
 	p=$1
@@ -156,11 +148,7 @@ writer() {
 		esac
 		$CC begin $rec $DEV $s "$f" || continue
 		case $op in
-		w|x|n)	head -c "$b" /dev/urandom >/tmp/buf$p
-			$G/dd if=/tmp/buf$p of="$f" bs="$b" seek="$a" \
-				oflag=seek_bytes conv=notrunc 2>/dev/null ;;
-		a)	head -c "$b" /dev/urandom >>"$f" ;;
-		t)	$G/truncate -s "$a" "$f" ;;
+		w|x|n|a|t) crash_change "$op" "$f" "$a" "$b" "$p" ;;
 		F)	[ -f "$f" ] || continue
 			case $((n % 3)) in
 			0) $H fallocate 0 "$f" "$a" "$b" ;;
@@ -214,11 +202,7 @@ cases() {
 	n=$((n + 1)); s=$((base + p * 65536 + n))
 	$CC done $rec $DEV $s $g crash/cases
 }
-p=0
-while [ $p -lt "$writers" ]; do
-	writer $p &
-	p=$((p + 1))
-done
+crash_writers "$writers"
 [ "$cases" = 1 ] && cases &
 wait
 cd /
