@@ -121,7 +121,7 @@ bool twig_xattr_name_known(const char *name, size_t len);
 const char *twig_ft_name(uint8_t type);
 uint8_t twig_mode_to_ft(uint32_t mode);
 
-/* the dumper, shared by twigfs-dump and fsck.twigfs --dump */
+/* the dumper (twig_lib_dump.c), shared by twigfs-dump and fsck.twigfs --dump */
 int twig_dump(int fd, FILE *out);
 
 #endif
