@@ -66,6 +66,43 @@ static int twig_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 /* ---- fsync, llseek ---- */
 
+/*
+ * Log @file's inode (tree-log.c) under its i_rwsem and extent_mutex, so
+ * that no write, truncate or name change of it runs meanwhile: 0 (done), 1
+ * (commit instead) or -errno.  The data must have been written and waited
+ * for.
+ */
+static int twig_log_file(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct twig_inode_info *ti = TWIG_I(inode);
+	struct twig_log_target t = { .ino = inode->i_ino };
+	struct dentry *parent;
+	struct inode *dir;
+	int ret;
+
+	if (!S_ISREG(inode->i_mode))
+		return 1;
+	/* the directory of a new name: its dentry pins it while we look */
+	parent = dget_parent(file_dentry(file));
+	inode_lock(inode);
+	mutex_lock(&ti->extent_mutex);
+	t.generation = ti->generation;
+	t.ns_transid = READ_ONCE(ti->ns_transid);
+	t.del_transid = READ_ONCE(ti->del_transid);
+	t.nlink = inode->i_nlink;
+	dir = d_inode(parent);
+	if (dir) {
+		t.dir = dir->i_ino;
+		t.dir_del_transid = READ_ONCE(TWIG_I(dir)->del_transid);
+	}
+	ret = twig_log_inode(twig_isb(inode), &t);
+	mutex_unlock(&ti->extent_mutex);
+	inode_unlock(inode);
+	dput(parent);
+	return ret;
+}
+
 static int twig_sync_file(struct file *file, loff_t start, loff_t end)
 {
 	struct inode *inode = file_inode(file);
@@ -78,7 +115,7 @@ static int twig_sync_file(struct file *file, loff_t start, loff_t end)
 	if (test_bit(TWIG_FS_RDONLY, &twig_isb(inode)->flags))
 		return 0;
 	/* the data is on disk: log the items that name it (tree-log.c) */
-	ret = twig_log_inode(file);
+	ret = twig_log_file(file);
 	if (ret <= 0)
 		return ret;
 	twig_stat_add(twig_isb(inode), TWIG_CS_LOG_FALLBACKS, 1);

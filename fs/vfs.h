@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twigfs VFS side: in-memory inodes and the helpers shared by the files
- * that implement the VFS operations (super.c, inode.c, namei.c, dir.c,
- * file.c, direct.c, space.c, orphan.c, xattr.c, acl.c).  The tree,
- * transactions and the allocator are declared in twigfs.h (the core's
- * header).
+ * that implement the VFS operations (super.c, inode.c, orphan.c, namei.c,
+ * dir.c, xattr.c, acl.c, space.c, file.c, file-item.c, pagecache.c,
+ * falloc.c, direct.c).  The tree, transactions, the allocator and the
+ * log are declared in twigfs.h (the core's header), which never includes
+ * this one.
  */
 #ifndef _TWIGFS_VFS_H
 #define _TWIGFS_VFS_H
@@ -126,22 +127,15 @@ int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
 int twig_drop_nlink(struct inode *inode);
-int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
-			 struct twig_inode_item *ii);
-int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 
 /* orphan.c */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
-int twig_orphan_del(struct twig_trans *trans, u64 ino);
 void twig_orphan_abort(struct twig_trans *trans, bool added, int err);
 void twig_orphan_cleanup(struct twig_fs_info *fs);
+int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 
 /* namei.c */
 extern const struct inode_operations twig_dir_inode_operations;
-u32 twig_name_hash(const char *name, int len);
-int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
-		       const void *rec, u32 rec_len, const char *name, int len,
-		       bool is_dirent);
 
 /* xattr.c */
 extern const struct xattr_handler *twig_xattr_handlers[];
@@ -251,9 +245,5 @@ int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
 int twig_file_open(struct inode *inode, struct file *file);
 ssize_t twig_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t twig_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
-
-/* tree-log.c */
-int twig_log_inode(struct file *file);
-int twig_log_replay(struct twig_fs_info *fs);
 
 #endif /* _TWIGFS_VFS_H */
