@@ -166,7 +166,7 @@ static int twig_free_sectors(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
 	spin_unlock(&fs->alloc_lock);
 	if (ret)
 		pr_err_ratelimited("twigfs (%s): freeing sectors [%llu, +%llu) not allocated in the bitmap\n",
-				   fs->sb ? fs->sb->s_id : "memdev", bytenr, bytes);
+				   twig_fs_id(fs), bytenr, bytes);
 	return ret;
 }
 
@@ -501,7 +501,7 @@ static int twig_alloc_load(struct twig_fs_info *fs)
 	    start < TWIG_SUPER_OFFSET + TWIG_SUPER_SIZE ||
 	    start + 2 * bytes > fs->total_bytes) {
 		pr_err("twigfs (%s): allocation bitmap location invalid\n",
-		       fs->sb ? fs->sb->s_id : "memdev");
+		       twig_fs_id(fs));
 		return -EUCLEAN;
 	}
 	ret = twig_dev_read(fs, at, fs->alloc_committed, fs->alloc_map_bytes);
@@ -510,7 +510,7 @@ static int twig_alloc_load(struct twig_fs_info *fs)
 	csum = twig_csum(fs->alloc_committed, fs->alloc_map_bytes);
 	if (csum != le32_to_cpu(sb->alloc_csum)) {
 		pr_err("twigfs (%s): allocation bitmap %c checksum %08x, expected %08x\n",
-		       fs->sb ? fs->sb->s_id : "memdev", 'A' + sb->alloc_copy,
+		       twig_fs_id(fs), 'A' + sb->alloc_copy,
 		       csum, le32_to_cpu(sb->alloc_csum));
 		return -EUCLEAN;
 	}
@@ -537,7 +537,7 @@ static void twig_alloc_reserve_format(struct twig_fs_info *fs)
 			n++;
 	if (n)
 		pr_warn("twigfs (%s): allocation bitmap: %llu sectors of the reserved area [0, %llu) (superblock, bitmaps) were free; marked in use\n",
-			fs->sb ? fs->sb->s_id : "memdev", n,
+			twig_fs_id(fs), n,
 			end << TWIG_SECTOR_SHIFT);
 }
 

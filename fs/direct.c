@@ -15,7 +15,7 @@
  * and only an allocation after it and a write that completes first could
  * change what the read returns.
  *
- * Writes are copy-on-write exactly as writeback (file.c): each mapping,
+ * Writes are copy-on-write exactly as writeback (pagecache.c): each mapping,
  * at most TWIG_VFS_MAX_EXTENT bytes, is a newly allocated run, pending in
  * the allocator (twig_alloc_data()), that iomap writes the user's pages to
  * with no handle open.  Only when every bio has completed does ->end_io

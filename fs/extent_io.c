@@ -32,17 +32,6 @@
 
 #include "locking.h"
 
-u32 twig_csum(const void *data, size_t len)
-{
-	return ~crc32c(TWIG_CSUM_SEED, data, len);
-}
-EXPORT_SYMBOL_IF_KUNIT(twig_csum);
-
-static const char *twig_fs_name(struct twig_fs_info *fs)
-{
-	return fs->sb ? fs->sb->s_id : "memdev";
-}
-
 /* ---- the device: a block device, or pages in memory for tests ---- */
 
 static int twig_memdev_rw(struct twig_fs_info *fs, u64 bytenr, void *buf,
@@ -117,6 +106,21 @@ int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio)
 	int ret = submit_bio_wait(bio);
 
 	twig_io_wait_end(fs, start);
+	return ret;
+}
+
+/* One page of file data at @bytenr, read or written (@opf) and waited for. */
+int twig_bio_page(struct twig_fs_info *fs, u64 bytenr, struct page *page,
+		  blk_opf_t opf)
+{
+	struct bio *bio;
+	int ret;
+
+	bio = bio_alloc(fs->bdev, 1, opf, GFP_NOFS);
+	bio->bi_iter.bi_sector = bytenr >> SECTOR_SHIFT;
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	ret = twig_submit_bio_wait(fs, bio);
+	bio_put(bio);
 	return ret;
 }
 
@@ -298,7 +302,7 @@ static void twig_cache_remove(struct twig_eb *eb)
 
 #define twig_eb_err(fs, bytenr, fmt, ...)				\
 	pr_err_ratelimited("twigfs (%s): tree block %llu: " fmt "\n",	\
-			   twig_fs_name(fs), (bytenr), ##__VA_ARGS__)
+			   twig_fs_id(fs), (bytenr), ##__VA_ARGS__)
 
 /* ---- reading ---- */
 
@@ -654,7 +658,7 @@ int twig_write_ebs(struct twig_fs_info *fs, struct list_head *list)
 	}
 	if (ret)
 		pr_err("twigfs (%s): writing tree blocks failed: %d\n",
-		       twig_fs_name(fs), ret);
+		       twig_fs_id(fs), ret);
 	return ret;
 }
 
@@ -706,7 +710,7 @@ int twig_eb_cache_init(struct twig_fs_info *fs)
 	atomic_long_set(&fs->eb_cached, 0);
 	spin_lock_init(&fs->dirty_lock);
 	INIT_LIST_HEAD(&fs->dirty_list);
-	snprintf(name, sizeof(name), "twigfs-eb:%s", twig_fs_name(fs));
+	snprintf(name, sizeof(name), "twigfs-eb:%s", twig_fs_id(fs));
 	fs->eb_shrinker = twig_shrinker_create(fs, name, twig_eb_count,
 					       twig_eb_scan);
 	return fs->eb_shrinker ? 0 : -ENOMEM;

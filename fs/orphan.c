@@ -12,7 +12,9 @@
  * the handle that deletes the inode's last item deletes it.  Every committed
  * tree therefore names each nameless inode, even one half deleted, and a
  * read-write mount (or a remount from read-only) finishes their deletion
- * before anyone can open a file.
+ * before anyone can open a file.  The deletion itself,
+ * twig_delete_inode_items(), is here too: eviction (inode.c) and that
+ * cleanup run it.
  */
 #include <linux/fs.h>
 #include "vfs.h"
@@ -57,7 +59,7 @@ void twig_orphan_abort(struct twig_trans *trans, bool added, int err)
 }
 
 /* Called in the handle that deleted the last item of @ino. */
-int twig_orphan_del(struct twig_trans *trans, u64 ino)
+static int twig_orphan_del(struct twig_trans *trans, u64 ino)
 {
 	struct twig_path *path;
 	struct twig_key key;
@@ -72,6 +74,113 @@ int twig_orphan_del(struct twig_trans *trans, u64 ino)
 		ret = twig_del_item(trans, trans->fs, path);
 	else if (ret > 0)
 		ret = 0;	/* never orphaned: a create that failed */
+	twig_free_path(path);
+	return ret;
+}
+
+#define TWIG_DELETE_BATCH	16
+
+/*
+ * Delete every item of @ino (inode, refs, extents), freeing data sectors,
+ * up to TWIG_DELETE_BATCH per transaction handle, fewer when space is short
+ * (a handle may change one item more than it deletes: the orphan item).
+ * A handle stops before a delete beyond its batch, never after the last
+ * one, so the handle that deletes the inode's last item is the one that
+ * sees nothing left and deletes the orphan item (twig_orphan_del()): no
+ * commit can hold the orphan item without an item of its inode.
+ */
+int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino)
+{
+	struct twig_key key = { ino, 0, 0 };
+	struct twig_key found;
+	struct twig_trans *trans;
+	struct twig_path *path;
+	u64 disk, disk_len = 0;
+	unsigned int batch;
+	int ret = 0;
+	int n;
+
+	path = twig_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	for (;;) {
+		batch = TWIG_DELETE_BATCH + 1;
+		trans = twig_start_transaction_shrink(fs, &batch, 2);
+		if (IS_ERR(trans)) {
+			ret = PTR_ERR(trans);
+			break;
+		}
+		for (n = 0; ; ) {
+			struct twig_eb *leaf;
+			int slot;
+
+			ret = twig_search_slot(trans, fs, &key, path, -1, 1);
+			if (ret < 0)
+				break;
+			leaf = path->nodes[0];
+			slot = path->slots[0];
+			if (slot >= twig_header_nritems(leaf)) {
+				/* first item of ino may be in the next leaf */
+				twig_release_path(path);
+				ret = twig_walk_first(fs, &key, path);
+				if (ret == 0)
+					twig_item_key(path->nodes[0],
+						      path->slots[0], &found);
+				twig_release_path(path);
+				if (ret)
+					break;
+				if (found.objectid != ino) {
+					ret = 1;
+					break;
+				}
+				key = found;
+				continue;
+			}
+			twig_item_key(leaf, slot, &found);
+			if (found.objectid != ino) {
+				twig_release_path(path);
+				ret = 1;
+				break;
+			}
+			if (n == batch - 1) {
+				twig_release_path(path);
+				ret = 0;	/* more to delete */
+				break;
+			}
+			disk = 0;
+			if (found.type == TWIG_EXTENT_DATA_KEY) {
+				struct twig_file_extent *fe = twig_item_ptr(leaf, slot);
+
+				if (twig_item_size(leaf, slot) >= sizeof(*fe) &&
+				    (fe->type == TWIG_FILE_EXTENT_REG ||
+				     fe->type == TWIG_FILE_EXTENT_PREALLOC)) {
+					disk = le64_to_cpu(fe->disk_bytenr);
+					disk_len = le64_to_cpu(fe->disk_num_bytes);
+				}
+			}
+			/* free only what the tree no longer names */
+			ret = twig_del_item(trans, fs, path);
+			twig_release_path(path);
+			if (ret)
+				break;
+			if (disk)
+				twig_free_data(fs, trans, disk, disk_len);
+			n++;
+			key.type = 0;
+			key.offset = 0;
+		}
+		if (ret == 1)
+			ret = twig_orphan_del(trans, ino) ?: 1;
+		if (ret < 0)
+			twig_abort_transaction(trans, ret);
+		twig_end_transaction(trans);
+		if (ret == 1) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+	}
 	twig_free_path(path);
 	return ret;
 }

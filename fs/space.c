@@ -3,8 +3,8 @@
  * twigfs data reservations: dirty page cache that will need sectors at
  * writeback.
  *
- * Every dirty page holds one sector of fs->data_reserved (file.c attaches
- * it as PagePrivate), taken in write_begin / page_mkwrite and before the
+ * Every dirty page holds one sector of fs->data_reserved (attached as
+ * PagePrivate, TWIG_RESERVED in vfs.h), taken in write_begin / page_mkwrite and before the
  * zeroing of a partial page (truncate, punch), always before the page
  * lock, so that write(2) gets ENOSPC instead of writeback losing data.  The
  * limit leaves a metadata slack (1/64 of the device, at least
@@ -12,8 +12,9 @@
  *
  * This sits above the allocator (it reads its counts) and the transactions
  * (when space is short it writes back and commits, which gives freed
- * sectors back), and below its callers, file.c (buffered writes, mmap,
- * truncate and fallocate) and direct.c (direct writes).
+ * sectors back), and below its callers: pagecache.c (buffered writes),
+ * file.c (mmap), file-item.c (truncate), falloc.c and direct.c (direct
+ * writes).
  */
 #include <linux/writeback.h>
 

@@ -89,7 +89,7 @@
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
-#include "locking.h"
+#include "twigfs.h"
 
 static bool twig_no_writers(struct twig_fs_info *fs)
 {
@@ -242,11 +242,6 @@ void twig_end_transaction(struct twig_trans *trans)
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_end_transaction);
 
-static const char *twig_fs_id(struct twig_fs_info *fs)
-{
-	return fs->sb ? fs->sb->s_id : "memdev";
-}
-
 /*
  * Enter the error state (see the top of this file); only the first error
  * is logged.  @func and @line name where it was seen.
@@ -270,24 +265,6 @@ void __twig_abort_transaction(struct twig_trans *trans, const char *func,
 		__twig_fs_error(trans->fs, func, line, trans->transid, err);
 }
 EXPORT_SYMBOL_IF_KUNIT(__twig_abort_transaction);
-
-/*
- * Fault injection for tests: writing N to /sys/fs/twigfs/<dev>/fail_after
- * makes the N-th call from then on return true.  The callers are the
- * places an error must be survivable: tree searches and tree-block
- * allocation (-ENOMEM), tree-block reads (-EIO), data writes (-EIO) and
- * the commit's superblock write (-EIO).  A search is one step of an
- * operation, so k = 1, 2, ... fails each step in turn.
- */
-bool twig_should_fail(struct twig_fs_info *fs)
-{
-	if (likely(atomic_read(&fs->fail_after) <= 0) ||
-	    !atomic_dec_and_test(&fs->fail_after))
-		return false;
-	pr_info("twigfs (%s): fail_after: failing %pS\n", twig_fs_id(fs),
-		__builtin_return_address(0));
-	return true;
-}
 
 /*
  * Tests: /sys/fs/twigfs/<dev>/commit_hold.  Writing 1 arms it; the next
@@ -356,6 +333,39 @@ static int twig_write_super(struct twig_fs_info *fs, struct twig_commit *c,
 	sb->csum = cpu_to_le32(twig_csum((u8 *)sb + 4, TWIG_SUPER_SIZE - 4));
 	return twig_dev_write(fs, TWIG_SUPER_OFFSET, sb, TWIG_SUPER_SIZE,
 			      REQ_PREFLUSH | REQ_FUA);
+}
+
+/*
+ * The commit of the log's transaction is on disk (commit_mutex held): the
+ * log's blocks go back to the allocator.
+ */
+static void twig_log_release(struct twig_fs_info *fs)
+{
+	struct twig_log_blk *blk, *next;
+
+	list_for_each_entry_safe(blk, next, &fs->log_blocks, link) {
+		list_del(&blk->link);
+		twig_data_alloc_drop(fs, &blk->da);
+		kfree(blk->data);
+		kfree(blk);
+	}
+	fs->log_seq = 0;
+}
+
+/*
+ * Unmount without a commit (read-only, error, a failed replay), before
+ * the allocator goes: forget the blocks, which stay free on disk.
+ */
+void twig_log_forget(struct twig_fs_info *fs)
+{
+	struct twig_log_blk *blk, *next;
+
+	list_for_each_entry_safe(blk, next, &fs->log_blocks, link) {
+		list_del(&blk->link);
+		list_del(&blk->da.list);
+		kfree(blk->data);
+		kfree(blk);
+	}
 }
 
 /* WRITING and DONE; handles of the next transaction may be open. */
@@ -437,89 +447,3 @@ int twig_commit_transaction(struct twig_fs_info *fs)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_commit_transaction);
-
-/* ---- setup and teardown of the core ---- */
-
-static int twig_core_check_super(struct twig_fs_info *fs)
-{
-	struct twig_super_block *sb = fs->super_copy;
-	u32 nodesize = le32_to_cpu(sb->nodesize);
-
-	if (le32_to_cpu(sb->sectorsize) != TWIG_SECTORSIZE ||
-	    nodesize < TWIG_MIN_NODESIZE || nodesize > TWIG_MAX_NODESIZE ||
-	    !is_power_of_2(nodesize) || sb->root_level >= TWIG_MAX_LEVEL ||
-	    le64_to_cpu(sb->total_bytes) < TWIG_MIN_DEVICE_BYTES) {
-		pr_err("twigfs (%s): superblock geometry invalid\n",
-		       fs->sb ? fs->sb->s_id : "memdev");
-		return -EUCLEAN;
-	}
-	fs->nodesize = nodesize;
-	fs->sectorsize = TWIG_SECTORSIZE;
-	fs->total_bytes = le64_to_cpu(sb->total_bytes);
-	memcpy(fs->fsid, sb->fsid, sizeof(fs->fsid));
-	fs->generation = le64_to_cpu(sb->generation);
-	fs->last_transid = fs->generation;
-	return 0;
-}
-
-/*
- * Everything the core needs at mount, after super.c has read and checked
- * the superblock into fs->super_copy and chosen fs->lock_ops.
- */
-int twig_core_open(struct twig_fs_info *fs)
-{
-	int ret;
-
-	spin_lock_init(&fs->root_lock);
-	mutex_init(&fs->commit_mutex);
-	spin_lock_init(&fs->trans_lock);
-	init_waitqueue_head(&fs->join_wait);
-	init_waitqueue_head(&fs->writer_wait);
-	init_waitqueue_head(&fs->commit_hold_wait);
-	atomic_set(&fs->commit_hold, 0);
-	fs->committing_transid = 0;
-	fs->running_transid = 0;
-	fs->num_writers = 0;
-	fs->commit_blocked = false;
-	INIT_LIST_HEAD(&fs->log_blocks);
-	fs->log_seq = 0;
-	if (!fs->lock_ops)
-		fs->lock_ops = twig_lock_strategy_get("mutex");
-
-	ret = twig_core_check_super(fs);
-	if (ret)
-		return ret;
-	ret = twig_lock_stats_alloc(fs);
-	if (ret)
-		return ret;
-	ret = twig_eb_cache_init(fs);
-	if (ret)
-		goto free_stats;
-	ret = twig_alloc_init(fs);
-	if (ret)
-		goto free_cache;
-	ret = twig_tree_open(fs);
-	if (ret)
-		goto free_alloc;
-	return 0;
-
-free_alloc:
-	twig_alloc_destroy(fs);
-free_cache:
-	twig_eb_cache_destroy(fs);
-free_stats:
-	twig_lock_stats_free(fs);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(twig_core_open);
-
-/* After the last commit (or after an error, dropping what was not written). */
-void twig_core_close(struct twig_fs_info *fs)
-{
-	twig_log_forget(fs);
-	twig_tree_close(fs);
-	twig_eb_cache_destroy(fs);
-	twig_alloc_destroy(fs);
-	twig_lock_stats_free(fs);
-}
-EXPORT_SYMBOL_IF_KUNIT(twig_core_close);

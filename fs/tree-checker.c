@@ -510,7 +510,7 @@ int twig_log_check(struct twig_fs_info *fs, struct twig_eb *eb, u64 log_gen,
 	if (rule == TWIG_RULE_OK)
 		return 0;
 	pr_err_ratelimited("twigfs (%s): log block %llu: slot %d: rule %s failed: %s\n",
-			   fs->sb ? fs->sb->s_id : "memdev", eb->start, slot,
+			   twig_fs_id(fs), eb->start, slot,
 			   twig_tree_rule_name(rule), twig_tree_rule_desc(rule));
 	return -EUCLEAN;
 }
@@ -525,7 +525,7 @@ static int twig_verify(struct twig_fs_info *fs, struct twig_eb *eb,
 	if (rule == TWIG_RULE_OK)
 		return 0;
 	pr_err_ratelimited("twigfs (%s): tree block %llu%s: slot %d: rule %s failed: %s\n",
-			   fs->sb ? fs->sb->s_id : "memdev", eb->start, when,
+			   twig_fs_id(fs), eb->start, when,
 			   slot, twig_tree_rule_name(rule),
 			   twig_tree_rule_desc(rule));
 	return -EUCLEAN;

@@ -16,13 +16,15 @@
  * T, and the incompat bit TWIG_FEATURE_INCOMPAT_LOG); every other field is
  * the last commit's, so a crash finds G plus the log.
  *
- * fsync (twig_log_inode(), called by twig_fsync() after the data is
- * written and waited for, so the extent items naming it are in the tree):
- *   1. inode lock -> extent_mutex -> commit_mutex: no write, truncate or
- *      name change of this file, and no commit, can run meanwhile, so the
- *      copy is one consistent state of the inode in exactly the
- *      transaction that is running.  No transaction running means the
- *      last commit already has everything: nothing to do;
+ * fsync (twig_log_inode(), called by twig_fsync() in file.c after the
+ * data is written and waited for, so the extent items naming it are in
+ * the tree; what the log needs of the in-memory inode comes in a struct
+ * twig_log_target, so this file knows nothing of the VFS):
+ *   1. inode lock -> extent_mutex (taken by file.c) -> commit_mutex: no
+ *      write, truncate or name change of this file, and no commit, can
+ *      run meanwhile, so the copy is one consistent state of the inode in
+ *      exactly the transaction that is running.  No transaction running
+ *      means the last commit already has everything: nothing to do;
  *   2. copy the items (INODE_ITEM, XATTR_ITEMs, so an ACL or label set
  *      in T is durable with the file, EXTENT_DATA) into a new block,
  *      allocated free in both bitmaps and kept pending
@@ -35,7 +37,7 @@
  *      commit_mutex, which also serialises it against the commit's own
  *      superblock write;
  *   4. the commit of T writes a superblock without the log and then frees
- *      the log blocks (twig_log_release()).
+ *      the log blocks (twig_log_release(), transaction.c).
  *
  * A file created in T with one name, in a directory that existed at the
  * last commit and lost no name in T, is logged with its INODE_REF and the
@@ -84,7 +86,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "vfs.h"
+#include "twigfs.h"
 
 /*
  * Tests (scripts/test-persist.sh): fail the replay's commit at its
@@ -95,13 +97,6 @@ static bool twig_replay_crash;
 module_param_named(replay_crash, twig_replay_crash, bool, 0644);
 MODULE_PARM_DESC(replay_crash,
 		 "tests: fail log replay's commit before its superblock is written");
-
-/* One block of the log, on fs->log_blocks (under commit_mutex). */
-struct twig_log_blk {
-	struct twig_data_alloc da;	/* pending: never in a commit */
-	struct list_head link;
-	void *data;			/* replay: the block's contents */
-};
 
 /* A log block under construction or read: the leaf layout of ctree.c. */
 struct twig_log_buf {
@@ -187,9 +182,11 @@ static int twig_log_copy_inode(struct twig_log_buf *lb, u64 ino,
  * last commit @gen: log that name's DIR_INDEX item (its DIR_ITEM entry is
  * the same bytes; replay rebuilds it).  0, 1 (not expressible) or -errno.
  */
-static int twig_log_new_name(struct twig_log_buf *lb, struct inode *dir,
-			     u64 ino, u64 gen, u64 transid)
+static int twig_log_new_name(struct twig_log_buf *lb,
+			     const struct twig_log_target *t, u64 gen,
+			     u64 transid)
 {
+	u64 ino = t->ino;
 	struct twig_fs_info *fs = lb->fs;
 	struct twig_key key = { ino, TWIG_INODE_REF_KEY, 0 };
 	struct twig_inode_item ii;
@@ -222,8 +219,7 @@ static int twig_log_new_name(struct twig_log_buf *lb, struct inode *dir,
 	 * A name removed from the directory in T may be this very name in
 	 * the last commit (unlink, then create): replay could not add it.
 	 */
-	if (!dir || dir->i_ino != parent ||
-	    READ_ONCE(TWIG_I(dir)->del_transid) == transid) {
+	if (!t->dir || t->dir != parent || t->dir_del_transid == transid) {
 		ret = 1;
 		goto out;
 	}
@@ -315,16 +311,13 @@ static int twig_log_write(struct twig_fs_info *fs, struct twig_log_buf *lb,
 }
 
 /*
- * Make @inode's current state durable through the log.  Returns 0 (done:
- * logged, or nothing left to commit), 1 (the caller must commit) or
- * -errno.  The data must have been written and waited for.
+ * Make the inode @t describes durable through the log; its fsync
+ * (file.c) holds its i_rwsem and extent_mutex and has written and waited
+ * for its data.  Returns 0 (done: logged, or nothing left to commit), 1
+ * (the caller must commit) or -errno.
  */
-int twig_log_inode(struct file *file)
+int twig_log_inode(struct twig_fs_info *fs, const struct twig_log_target *t)
 {
-	struct inode *inode = file_inode(file);
-	struct twig_fs_info *fs = twig_isb(inode);
-	struct dentry *parent;
-	struct twig_inode_info *ti = TWIG_I(inode);
 	struct twig_log_prev zero = { };
 	struct twig_key key = { TWIG_LOG_TREE_OBJECTID, TWIG_LOG_PREV_KEY, 0 };
 	struct twig_log_buf lb = { .fs = fs };
@@ -333,8 +326,6 @@ int twig_log_inode(struct file *file)
 	bool new_file;
 	int ret;
 
-	if (!S_ISREG(inode->i_mode))
-		return 1;
 	nofs = memalloc_nofs_save();
 	lb.data = kzalloc(fs->nodesize, GFP_NOFS);
 	if (!lb.data) {
@@ -342,32 +333,26 @@ int twig_log_inode(struct file *file)
 		return -ENOMEM;
 	}
 	lb.data_end = fs->nodesize;
-	/* the directory of a new name: its dentry pins it while we look */
-	parent = dget_parent(file_dentry(file));
-	inode_lock(inode);
-	mutex_lock(&ti->extent_mutex);
 	mutex_lock(&fs->commit_mutex);
 	spin_lock(&fs->trans_lock);
 	transid = fs->running_transid;
 	gen = fs->generation;
 	spin_unlock(&fs->trans_lock);
 	/* created in T with one name, never removed: log the name too */
-	new_file = transid && ti->generation == transid;
+	new_file = transid && t->generation == transid;
 	if (test_bit(TWIG_FS_ERROR, &fs->flags))
 		ret = -EIO;
 	else if (!transid)
 		ret = 0;	/* the last commit holds everything */
-	else if (READ_ONCE(ti->ns_transid) > gen &&
-		 (ti->generation != transid || inode->i_nlink != 1 ||
-		  READ_ONCE(ti->del_transid) == transid))
+	else if (t->ns_transid > gen &&
+		 (t->generation != transid || t->nlink != 1 ||
+		  t->del_transid == transid))
 		ret = 1;	/* a name changed in T: not expressible */
 	else if (!twig_log_add(&lb, &key, &zero, sizeof(zero)))
 		ret = -EINVAL;
 	else
-		ret = (new_file ? twig_log_new_name(&lb, d_inode(parent),
-						    inode->i_ino, gen,
-						    transid) : 0) ?:
-		      twig_log_copy_inode(&lb, inode->i_ino, new_file) ?:
+		ret = (new_file ? twig_log_new_name(&lb, t, gen, transid) : 0) ?:
+		      twig_log_copy_inode(&lb, t->ino, new_file) ?:
 		      twig_log_write(fs, &lb, transid);
 	/*
 	 * A failed copy or block write (ENOMEM, a tree block read) leaves
@@ -376,47 +361,11 @@ int twig_log_inode(struct file *file)
 	if (ret < 0 && !test_bit(TWIG_FS_ERROR, &fs->flags))
 		ret = 1;
 	mutex_unlock(&fs->commit_mutex);
-	mutex_unlock(&ti->extent_mutex);
-	inode_unlock(inode);
-	dput(parent);
 	kfree(lb.data);
 	memalloc_nofs_restore(nofs);
 	if (ret == 0 && transid)
 		twig_stat_add(fs, TWIG_CS_LOG_SYNCS, 1);
 	return ret;
-}
-
-/*
- * The commit of the log's transaction is on disk (commit_mutex held): the
- * log's blocks go back to the allocator.
- */
-void twig_log_release(struct twig_fs_info *fs)
-{
-	struct twig_log_blk *blk, *next;
-
-	list_for_each_entry_safe(blk, next, &fs->log_blocks, link) {
-		list_del(&blk->link);
-		twig_data_alloc_drop(fs, &blk->da);
-		kfree(blk->data);
-		kfree(blk);
-	}
-	fs->log_seq = 0;
-}
-
-/*
- * Unmount without a commit (read-only, error, a failed replay), before
- * the allocator goes: forget the blocks, which stay free on disk.
- */
-void twig_log_forget(struct twig_fs_info *fs)
-{
-	struct twig_log_blk *blk, *next;
-
-	list_for_each_entry_safe(blk, next, &fs->log_blocks, link) {
-		list_del(&blk->link);
-		list_del(&blk->da.list);
-		kfree(blk->data);
-		kfree(blk);
-	}
 }
 
 /* ---- replay ---- */

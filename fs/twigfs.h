@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twigfs in-memory structures shared by every file of the module.
+ * twigfs core: the in-memory structures shared by every file of the
+ * module, and the functions of the core.
  *
- * Owners: the tree core (ctree.c, extent_io.c, locking.c, transaction.c,
- * alloc.c, tree-checker.c, tree-log.c) defines everything here; the VFS
- * side (super.c, inode.c, namei.c, dir.c, file.c, direct.c, space.c,
- * orphan.c, xattr.c, acl.c; vfs.h) only uses it, except for the section of
- * struct twig_fs_info marked "VFS side", which super.c owns.
+ * Owners: the core (fault-inject.c, locking.c, tree-checker.c,
+ * extent_io.c, alloc.c, ctree.c, dir-item.c, inode-item.c, transaction.c,
+ * tree-log.c, core.c) defines everything here and calls nothing of the
+ * VFS side; the VFS side (super.c, inode.c, orphan.c, namei.c, dir.c,
+ * xattr.c, acl.c, space.c, file.c, file-item.c, pagecache.c, falloc.c,
+ * direct.c; vfs.h) only uses it, except for the section of struct
+ * twig_fs_info marked "VFS side", which super.c owns.  The layers inside
+ * the core are listed in DESIGN.md ("Files").
  */
 #ifndef _TWIGFS_H
 #define _TWIGFS_H
 
 #include <linux/blk_types.h>
+#include <linux/crc32c.h>
 #include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
@@ -239,6 +244,12 @@ static inline struct twig_fs_info *twig_sb(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
+/* The device's name for messages; "memdev" without one (KUnit). */
+static inline const char *twig_fs_id(const struct twig_fs_info *fs)
+{
+	return fs->sb ? fs->sb->s_id : "memdev";
+}
+
 /*
  * Transaction handle: one per caller, joined to the single running
  * transaction.  @transid is its generation.
@@ -268,6 +279,17 @@ struct twig_data_alloc {
 	struct list_head list;	/* fs->data_pending, under alloc_lock */
 	u64 bytenr;
 	u64 bytes;		/* whole sectors */
+};
+
+/*
+ * One block of the fsync log (tree-log.c), on fs->log_blocks under
+ * commit_mutex; the commit that makes the log obsolete gives them back
+ * (twig_log_release(), transaction.c).
+ */
+struct twig_log_blk {
+	struct twig_data_alloc da;	/* pending: never in a commit */
+	struct list_head link;
+	void *data;			/* replay: the block's contents */
 };
 
 /* ---- commit statistics ---- */
@@ -471,7 +493,13 @@ static inline u32 twig_max_item_size(const struct twig_fs_info *fs)
 }
 
 /* ---- checksums (format.h) ---- */
-u32 twig_csum(const void *data, size_t len);
+static inline u32 twig_csum(const void *data, size_t len)
+{
+	return ~crc32c(TWIG_CSUM_SEED, data, len);
+}
+
+/* ---- fault-inject.c (sysfs fail_after; any layer may ask) ---- */
+bool twig_should_fail(struct twig_fs_info *fs);
 
 /* ---- extent_io.c ---- */
 int twig_dev_read(struct twig_fs_info *fs, u64 bytenr, void *buf, size_t len);
@@ -479,6 +507,8 @@ int twig_dev_write(struct twig_fs_info *fs, u64 bytenr, const void *buf,
 		   size_t len, blk_opf_t flags);
 int twig_dev_flush(struct twig_fs_info *fs);
 int twig_submit_bio_wait(struct twig_fs_info *fs, struct bio *bio);
+int twig_bio_page(struct twig_fs_info *fs, u64 bytenr, struct page *page,
+		  blk_opf_t opf);
 void twig_memdev_free(struct twig_fs_info *fs);
 int twig_eb_cache_init(struct twig_fs_info *fs);
 void twig_eb_cache_destroy(struct twig_fs_info *fs);
@@ -559,8 +589,8 @@ void __twig_abort_transaction(struct twig_trans *trans, const char *func,
 			      unsigned int line, int err);
 void __twig_fs_error(struct twig_fs_info *fs, const char *func,
 		     unsigned int line, u64 transid, int err);
-bool twig_should_fail(struct twig_fs_info *fs);
 void twig_commit_hold_set(struct twig_fs_info *fs, bool hold);
+void twig_log_forget(struct twig_fs_info *fs);
 
 /*
  * @trans failed with @err.  If it changed an item the operation is half
@@ -598,11 +628,39 @@ int twig_alloc_write(struct twig_fs_info *fs, u8 *copy, u32 *csum);
 void twig_alloc_committed(struct twig_fs_info *fs);
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);
 
-/* ---- tree-log.c (the core's half: the commit drops the log) ---- */
-void twig_log_release(struct twig_fs_info *fs);
-void twig_log_forget(struct twig_fs_info *fs);
+/* ---- dir-item.c ---- */
+u32 twig_name_hash(const char *name, int len);
+int twig_find_name(const u8 *data, u32 size, bool is_dirent,
+		   const char *name, int len);
+int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
+		       const void *rec, u32 rec_len, const char *name, int len,
+		       bool is_dirent);
+int twig_remove_record(struct twig_trans *trans, const struct twig_key *key,
+		       const char *name, int len, bool is_dirent, u64 *index);
 
-/* ---- setup and teardown of the core, called by super.c ---- */
+/* ---- inode-item.c ---- */
+int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
+			 struct twig_inode_item *ii);
+
+/* ---- tree-log.c ---- */
+/*
+ * What the fsync log needs of an inode, read by fsync (file.c) under the
+ * inode's i_rwsem and extent_mutex (the fields of struct twig_inode_info).
+ */
+struct twig_log_target {
+	u64 ino;
+	u64 generation;		/* the transaction that created it */
+	u64 ns_transid;		/* the last that changed a name of it */
+	u64 del_transid;	/* the last that removed a name of it */
+	unsigned int nlink;
+	u64 dir;		/* the directory of the name fsync came by, or 0 */
+	u64 dir_del_transid;	/* the last that removed a name in @dir */
+};
+
+int twig_log_inode(struct twig_fs_info *fs, const struct twig_log_target *t);
+int twig_log_replay(struct twig_fs_info *fs);
+
+/* ---- core.c: setup and teardown of the core, called by super.c ---- */
 int twig_core_open(struct twig_fs_info *fs);
 void twig_core_close(struct twig_fs_info *fs);
 

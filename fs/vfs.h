@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twigfs VFS side: in-memory inodes and the helpers shared by the files
- * that implement the VFS operations (super.c, inode.c, namei.c, dir.c,
- * file.c, direct.c, space.c, orphan.c, xattr.c, acl.c).  The tree,
- * transactions and the allocator are declared in twigfs.h (the core's
- * header).
+ * that implement the VFS operations (super.c, inode.c, orphan.c, namei.c,
+ * dir.c, xattr.c, acl.c, space.c, file.c, file-item.c, pagecache.c,
+ * falloc.c, direct.c).  The tree, transactions, the allocator and the
+ * log are declared in twigfs.h (the core's header), which never includes
+ * this one.
  */
 #ifndef _TWIGFS_VFS_H
 #define _TWIGFS_VFS_H
@@ -126,22 +127,15 @@ int twig_getattr(struct twig_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 void twig_set_nbytes(struct inode *inode, u64 nbytes);
 int twig_drop_nlink(struct inode *inode);
-int twig_read_inode_item(struct twig_fs_info *fs, u64 ino,
-			 struct twig_inode_item *ii);
-int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 
 /* orphan.c */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
-int twig_orphan_del(struct twig_trans *trans, u64 ino);
 void twig_orphan_abort(struct twig_trans *trans, bool added, int err);
 void twig_orphan_cleanup(struct twig_fs_info *fs);
+int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 
 /* namei.c */
 extern const struct inode_operations twig_dir_inode_operations;
-u32 twig_name_hash(const char *name, int len);
-int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
-		       const void *rec, u32 rec_len, const char *name, int len,
-		       bool is_dirent);
 
 /* xattr.c */
 extern const struct xattr_handler *twig_xattr_handlers[];
@@ -195,15 +189,55 @@ extern const struct file_operations twig_dir_operations;
 
 /* file.c */
 extern const struct file_operations twig_file_operations;
+int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+
+/* pagecache.c */
 extern const struct address_space_operations twig_aops;
+
+/*
+ * A page's private pointer while it holds its one-sector data reservation
+ * (space.c): set by write_begin, page_mkwrite and the zeroing of partial
+ * pages, given back by writeback or when the page goes.
+ */
+#define TWIG_RESERVED	((void *)1UL)
+
+/* falloc.c */
+long twig_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
+
+/* file-item.c */
+/*
+ * Extent items a truncate or punch handle drops, at most: 3 more items are
+ * reserved (a cut's new tail item, the inode, an inline cut), and fewer
+ * when space is short (twig_start_transaction_shrink()).
+ */
+#define TWIG_DROP_BATCH	64
+
+/* One EXTENT_DATA item, decoded. */
+struct twig_fext {
+	u64 start;		/* file offset (key offset) */
+	u64 end;		/* start + num_bytes, or ram_bytes for inline */
+	u64 disk;		/* regular: where start is, disk_bytenr + offset */
+	u64 run;		/* regular: the run the item owns, disk_bytenr */
+	u64 run_len;		/* regular: disk_num_bytes */
+	u64 generation;
+	u8 type;
+};
+
+int twig_find_extent(struct twig_fs_info *fs, u64 ino, u64 pos,
+		     struct twig_fext *x);
 int twig_get_map(struct inode *inode, u64 pos, struct twig_map *map);
+int twig_read_inline(struct inode *inode, void *buf, u32 max);
+int twig_insert_fext(struct twig_trans *trans, struct inode *inode,
+		     u8 type, u64 pos, u64 gen, u64 disk, u64 len);
+int twig_drop_range(struct twig_trans *trans, struct inode *inode,
+		    u64 start, u64 end, int max);
 int twig_drop_extents(struct twig_trans *trans, struct inode *inode,
 		      u64 start, u64 end);
-int twig_convert_inline(struct inode *inode);
-int twig_truncate_extents(struct inode *inode, u64 new_size);
 int twig_write_inline(struct twig_trans *trans, struct inode *inode,
 		      const void *data, u64 len);
-int twig_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+int twig_convert_inline_locked(struct inode *inode);
+int twig_convert_inline(struct inode *inode);
+int twig_truncate_extents(struct inode *inode, u64 new_size);
 int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
 		  struct twig_data_alloc *data, u64 new_size);
 
@@ -211,9 +245,5 @@ int twig_swap_run(struct inode *inode, u64 pos, u64 bytes,
 int twig_file_open(struct inode *inode, struct file *file);
 ssize_t twig_file_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t twig_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
-
-/* tree-log.c */
-int twig_log_inode(struct file *file);
-int twig_log_replay(struct twig_fs_info *fs);
 
 #endif /* _TWIGFS_VFS_H */

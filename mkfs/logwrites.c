@@ -31,10 +31,11 @@
  *
  * Exit status: 0, 1 for a damaged log or image, 2 for a usage error.
  */
+#include "twig_lib.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,18 +69,6 @@ struct log {
 
 static const char *prog = "twigfs-logwrites";
 
-static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static uint64_t le64(const unsigned char *p)
 {
 	uint64_t v = 0;
@@ -93,42 +82,6 @@ static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-static int pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-static int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
 }
 
 /* Bytes of data an entry carries after its header sector. */
@@ -159,12 +112,12 @@ static int log_open(struct log *l, const char *path, uint64_t upto)
 	l->path = path;
 	l->fd = open(path, O_RDONLY);
 	if (l->fd < 0 || fstat(l->fd, &st)) {
-		err("%s: %s", path, strerror(errno));
+		twig_warn(prog, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	l->size = (uint64_t)st.st_size;
-	if (l->size < sizeof(sb) || pread_full(l->fd, sb, sizeof(sb), 0)) {
-		err("%s: too short for a log superblock (%" PRIu64 " bytes)",
+	if (l->size < sizeof(sb) || twig_pread_full(l->fd, sb, sizeof(sb), 0)) {
+		twig_warn(prog, "%s: too short for a log superblock (%" PRIu64 " bytes)",
 		    path, l->size);
 		return -1;
 	}
@@ -173,22 +126,22 @@ static int log_open(struct log *l, const char *path, uint64_t upto)
 	n = le64(sb + 16);
 	l->sectorsize = le32(sb + 24);
 	if (magic != LW_MAGIC) {
-		err("%s: bad magic 0x%" PRIx64 " (not a dm-log-writes log)",
+		twig_warn(prog, "%s: bad magic 0x%" PRIx64 " (not a dm-log-writes log)",
 		    path, magic);
 		return -1;
 	}
 	if (version != LW_VERSION) {
-		err("%s: unsupported version %" PRIu64, path, version);
+		twig_warn(prog, "%s: unsupported version %" PRIu64, path, version);
 		return -1;
 	}
 	if (l->sectorsize < LW_MIN_SECTOR || l->sectorsize > LW_MAX_SECTOR ||
 	    (l->sectorsize & (l->sectorsize - 1))) {
-		err("%s: bad sector size %" PRIu32, path, l->sectorsize);
+		twig_warn(prog, "%s: bad sector size %" PRIu32, path, l->sectorsize);
 		return -1;
 	}
 	if (upto != UINT64_MAX) {
 		if (upto > n) {
-			err("%s: entry %" PRIu64 " asked for, the log has %" PRIu64,
+			twig_warn(prog, "%s: entry %" PRIu64 " asked for, the log has %" PRIu64,
 			    path, upto, n);
 			return -1;
 		}
@@ -196,14 +149,14 @@ static int log_open(struct log *l, const char *path, uint64_t upto)
 	}
 	/* each entry takes at least one sector after the superblock */
 	if (n > l->size / l->sectorsize) {
-		err("%s: superblock claims %" PRIu64 " entries, the log (%" PRIu64 " bytes) holds at most %" PRIu64,
+		twig_warn(prog, "%s: superblock claims %" PRIu64 " entries, the log (%" PRIu64 " bytes) holds at most %" PRIu64,
 		    path, n, l->size, l->size / l->sectorsize);
 		return -1;
 	}
 	l->e = calloc(n ? n : 1, sizeof(*l->e));
 	hdr = malloc(l->sectorsize);
 	if (!l->e || !hdr) {
-		err("out of memory for %" PRIu64 " entries", n);
+		twig_warn(prog, "out of memory for %" PRIu64 " entries", n);
 		free(hdr);
 		return -1;
 	}
@@ -213,8 +166,8 @@ static int log_open(struct log *l, const char *path, uint64_t upto)
 		uint64_t len;
 
 		if (pos > l->size || l->size - pos < l->sectorsize ||
-		    pread_full(l->fd, hdr, l->sectorsize, pos)) {
-			err("%s: entry %" PRIu64 ": header at byte %" PRIu64 " runs past the end of the log (%" PRIu64 " bytes)",
+		    twig_pread_full(l->fd, hdr, l->sectorsize, pos)) {
+			twig_warn(prog, "%s: entry %" PRIu64 ": header at byte %" PRIu64 " runs past the end of the log (%" PRIu64 " bytes)",
 			    path, i + 1, pos, l->size);
 			goto bad;
 		}
@@ -223,24 +176,24 @@ static int log_open(struct log *l, const char *path, uint64_t upto)
 		e->flags = le64(hdr + 16);
 		e->data_len = le64(hdr + 24);
 		if (e->flags & ~LW_KNOWN) {
-			err("%s: entry %" PRIu64 ": unknown flags 0x%" PRIx64,
+			twig_warn(prog, "%s: entry %" PRIu64 ": unknown flags 0x%" PRIx64,
 			    path, i + 1, e->flags);
 			goto bad;
 		}
 		if ((e->flags & LW_MARK) && e->data_len > l->sectorsize - 32) {
-			err("%s: entry %" PRIu64 ": mark of %" PRIu64 " bytes does not fit its sector",
+			twig_warn(prog, "%s: entry %" PRIu64 ": mark of %" PRIu64 " bytes does not fit its sector",
 			    path, i + 1, e->data_len);
 			goto bad;
 		}
 		if (data_bytes(l, e, &len)) {
-			err("%s: entry %" PRIu64 ": %" PRIu64 " sectors overflow",
+			twig_warn(prog, "%s: entry %" PRIu64 ": %" PRIu64 " sectors overflow",
 			    path, i + 1, e->nr_sectors);
 			goto bad;
 		}
 		pos += l->sectorsize;
 		e->data_off = pos;
 		if (len > l->size - pos) {
-			err("%s: entry %" PRIu64 ": %" PRIu64 " bytes of data run past the end of the log (%" PRIu64 " bytes)",
+			twig_warn(prog, "%s: entry %" PRIu64 ": %" PRIu64 " bytes of data run past the end of the log (%" PRIu64 " bytes)",
 			    path, i + 1, len, l->size);
 			goto bad;
 		}
@@ -304,7 +257,7 @@ static int cmd_list(const char *path, int flushes_only)
 			size_t n = e->data_len < sizeof(name) - 1 ?
 				   (size_t)e->data_len : sizeof(name) - 1;
 
-			if (pread_full(l.fd, name, n, e->data_off - l.sectorsize + 32) == 0) {
+			if (twig_pread_full(l.fd, name, n, e->data_off - l.sectorsize + 32) == 0) {
 				name[n] = 0;
 				for (size_t k = 0; k < n; k++)
 					if (name[k] < 0x21 || name[k] > 0x7e)
@@ -354,14 +307,14 @@ static int cmd_replay(const char *logpath, const char *image, uint64_t from,
 	int fd = -1, rc = 1;
 
 	if (from > to) {
-		err("--from %" PRIu64 " is past --to %" PRIu64, from, to);
+		twig_warn(prog, "--from %" PRIu64 " is past --to %" PRIu64, from, to);
 		return 2;
 	}
 	if (log_open(&l, logpath, to))
 		goto out;
 	fd = open(image, O_RDWR);
 	if (fd < 0 || fstat(fd, &st)) {
-		err("%s: %s", image, strerror(errno));
+		twig_warn(prog, "%s: %s", image, strerror(errno));
 		goto out;
 	}
 	size = (uint64_t)st.st_size;
@@ -374,19 +327,19 @@ static int cmd_replay(const char *logpath, const char *image, uint64_t from,
 			continue;
 		if (e->sector > size / l.sectorsize ||
 		    e->nr_sectors > size / l.sectorsize - e->sector) {
-			err("%s: entry %" PRIu64 " writes sectors %" PRIu64 "+%" PRIu64 " past the end of %s (%" PRIu64 " bytes)",
+			twig_warn(prog, "%s: entry %" PRIu64 " writes sectors %" PRIu64 "+%" PRIu64 " past the end of %s (%" PRIu64 " bytes)",
 			    logpath, i + 1, e->sector, e->nr_sectors, image, size);
 			goto out;
 		}
 	}
 	if (torn && last_flush < from) {
-		err("--torn from entry %" PRIu64 ": the last flush before %" PRIu64 " is entry %" PRIu64 ", before the image's state",
+		twig_warn(prog, "--torn from entry %" PRIu64 ": the last flush before %" PRIu64 " is entry %" PRIu64 ", before the image's state",
 		    from, to, last_flush);
 		goto out;
 	}
 	buf = malloc(chunk);
 	if (!buf) {
-		err("out of memory");
+		twig_warn(prog, "out of memory");
 		goto out;
 	}
 	for (uint64_t i = from; i < to; i++) {
@@ -405,12 +358,12 @@ static int cmd_replay(const char *logpath, const char *image, uint64_t from,
 
 			if (e->flags & LW_DISCARD)
 				memset(buf, 0, n);	/* a discarded range reads back as zeroes */
-			else if (pread_full(l.fd, buf, n, e->data_off + done)) {
-				err("%s: entry %" PRIu64 ": read failed", logpath, i + 1);
+			else if (twig_pread_full(l.fd, buf, n, e->data_off + done)) {
+				twig_warn(prog, "%s: entry %" PRIu64 ": read failed", logpath, i + 1);
 				goto out;
 			}
-			if (pwrite_full(fd, buf, n, e->sector * l.sectorsize + done)) {
-				err("%s: write failed: %s", image, strerror(errno));
+			if (twig_pwrite_full(fd, buf, n, e->sector * l.sectorsize + done)) {
+				twig_warn(prog, "%s: write failed: %s", image, strerror(errno));
 				goto out;
 			}
 			done += n;
@@ -418,7 +371,7 @@ static int cmd_replay(const char *logpath, const char *image, uint64_t from,
 		applied++;
 	}
 	if (fsync(fd)) {
-		err("%s: fsync: %s", image, strerror(errno));
+		twig_warn(prog, "%s: fsync: %s", image, strerror(errno));
 		goto out;
 	}
 	if (torn)
@@ -476,7 +429,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (parse_u64(argv[i + 1], v)) {
-			err("%s: not a number: %s", argv[i], argv[i + 1]);
+			twig_warn(prog, "%s: not a number: %s", argv[i], argv[i + 1]);
 			return 2;
 		}
 	}

@@ -122,15 +122,29 @@ void twig_bitmap_set(uint8_t *map, uint64_t start, uint64_t len)
 
 /* ---- errors ---- */
 
+static void twig_vwarn(const char *prog, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void twig_warn(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	twig_vwarn(prog, fmt, ap);
+	va_end(ap);
+}
+
 void twig_die(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	twig_vwarn(prog, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 

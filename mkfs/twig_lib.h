@@ -74,7 +74,9 @@ bool twig_is_pow2(uint64_t x);
 uint64_t twig_popcount(const uint8_t *map, uint64_t nbits);
 void twig_bitmap_set(uint8_t *map, uint64_t start, uint64_t len);
 
-/* prints "prog: message" on stderr and exits 1 */
+/* print "prog: message" on stderr; twig_die then exits 1 */
+void twig_warn(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void twig_die(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
@@ -121,7 +123,7 @@ bool twig_xattr_name_known(const char *name, size_t len);
 const char *twig_ft_name(uint8_t type);
 uint8_t twig_mode_to_ft(uint32_t mode);
 
-/* the dumper, shared by twigfs-dump and fsck.twigfs --dump */
+/* the dumper (twig_lib_dump.c), shared by twigfs-dump and fsck.twigfs --dump */
 int twig_dump(int fd, FILE *out);
 
 #endif

@@ -58,9 +58,7 @@ expect() {
 
 cat >"$work/guest.sh" <<'GUEST'
 # set by the host above: round, seed, writers, work (1: work until cut)
-H=/twig/twig-helper
-G=/opt/gnu/bin
-DEV=/dev/vda
+. /twig/crash-lib.sh
 cd / || exit 1
 mount -t twigfs $DEV /mnt || { echo "FAIL crash-r$round-mount"; exit 1; }
 if dmesg | grep -q 'replayed [0-9]* inode'; then
@@ -109,13 +107,7 @@ fi
 [ "$work" = 1 ] || exit 0
 mount -t twigfs -o commit=86400 $DEV /mnt || exit 1
 cd /mnt || exit 1
-mkdir -p crash/shared
-p=0
-while [ $p -lt "$writers" ]; do
-	mkdir -p crash/w$p
-	p=$((p + 1))
-done
-sync
+crash_dirs "$writers"
 
 # writer P: its plan, one operation a line, each recorded before ("B") and
 # after its fsync returned ("S" with the md5, "G" for a removed name)
@@ -155,23 +147,13 @@ writer() {
 			continue ;;
 		esac
 		echo "B - $f" >>$rec
-		case $op in
-		w|x|n)	head -c "$b" /dev/urandom >/tmp/buf$p
-			$G/dd if=/tmp/buf$p of="$f" bs="$b" seek="$a" \
-				oflag=seek_bytes conv=notrunc 2>/dev/null ;;
-		a)	head -c "$b" /dev/urandom >>"$f" ;;
-		t)	$G/truncate -s "$a" "$f" ;;
-		esac
+		crash_change "$op" "$f" "$a" "$b" "$p"
 		[ "$op" = x ] && continue
 		$H fsync "$f" >/dev/null &&
 			echo "S $(md5sum <"$f" | cut -d' ' -f1) $f" >>$rec
 	done
 }
-p=0
-while [ $p -lt "$writers" ]; do
-	writer $p &
-	p=$((p + 1))
-done
+crash_writers "$writers"
 echo go >/results/started
 wait
 GUEST

@@ -83,22 +83,14 @@ truncate -s $((fs_mb + (writers + 1) * 32))M "$img"
 
 cat >"$work/work.sh" <<'GUEST'
 # set by the host above: seed writers ops base mopts brk cases abort
+. /twig/crash-lib.sh
 CC=/twig/twig-crashcheck
-H=/twig/twig-helper
-G=/opt/gnu/bin
-DEV=/dev/vda
 if [ "$brk" = 1 ]; then
 	echo 1 >/sys/module/twigfs/parameters/unordered_super || exit 1
 fi
 mount -t twigfs -o "$mopts" $DEV /mnt || { echo "FAIL crashpoints-work-mount"; exit 1; }
 cd /mnt || exit 1
-mkdir -p crash/shared
-p=0
-while [ $p -lt "$writers" ]; do
-	mkdir -p crash/w$p
-	p=$((p + 1))
-done
-sync
+crash_dirs "$writers"
 
 # writer P ROUND OPS: writer P's changes; each writer has 65536 marker
 # sectors, half of them a round
@@ -165,11 +157,7 @@ writer() {
 		esac
 		$CC begin $rec $DEV $s "$f" || continue
 		case $op in
-		w|x|n)	head -c "$b" /dev/urandom >/tmp/buf$p
-			$G/dd if=/tmp/buf$p of="$f" bs="$b" seek="$a" \
-				oflag=seek_bytes conv=notrunc 2>/dev/null ;;
-		a)	head -c "$b" /dev/urandom >>"$f" ;;
-		t)	$G/truncate -s "$a" "$f" ;;
+		w|x|n|a|t) crash_change "$op" "$f" "$a" "$b" "$p" ;;
 		F)	[ -f "$f" ] || continue
 			case $((n % 3)) in
 			0) $H fallocate 0 "$f" "$a" "$b" ;;
@@ -249,19 +237,11 @@ aborter() {
 		echo "FAIL crashpoints-abort: no transaction aborted after $i arms"
 	fi
 }
-p=0
-while [ $p -lt "$writers" ]; do
-	writer $p 0 "$ops" &
-	p=$((p + 1))
-done
+crash_writers "$writers" 0 "$ops"
 [ "$cases" = 1 ] && cases &
 wait
 if [ "$abort" = 1 ]; then
-	p=0
-	while [ $p -lt "$writers" ]; do
-		writer $p 1 $((ops / 2)) &
-		p=$((p + 1))
-	done
+	crash_writers "$writers" 1 $((ops / 2))
 	aborter &
 	wait
 fi

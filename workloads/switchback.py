@@ -32,12 +32,17 @@ import math
 import os
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 
 import numpy
 import scipy.stats
+
+from benchlib.collect import read_kv
+from benchlib.data import configs_in, values
+from benchlib.defs import BASELINE
+from benchlib.plots import gnuplot_terminal, run_gnuplot
+from benchlib.stats import mean, mean_ci, ratio_ci
 
 DEFAULT_SETTLE_MS = 500
 SETTLES_MS = (0, 100, 200, 500, 1000)
@@ -238,13 +243,8 @@ def block_bootstrap_ci(x, level=0.95, nboot=NBOOT, blen=None, seed=SEED):
 def iid_ci(x, level=0.95):
     """Student's t interval for the mean of @x as if its values were
     independent: (mean, lo, hi)."""
-    x = numpy.asarray(x, dtype=float)
-    n = len(x)
-    m = float(x.mean())
-    if n < 2:
-        return m, None, None
-    h = scipy.stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n)
-    return m, m - h, m + h
+    m, _, lo, hi = mean_ci([float(v) for v in x], level)
+    return m, lo, hi
 
 
 def hac_regression(log, wins, level=0.95):
@@ -530,21 +530,20 @@ def separate_rows(results):
     results.json as a dict): {workload: [(config, n, mean, unit, pct, lo,
     hi, sig)]}, each config's mean against the baseline's in the same boots
     (Fieller interval), the baseline itself first with pct None."""
-    import report
     rows = {}
     runs = [r for r in results.get("runs", []) if r.get("status") == "ok"]
     if results.get("mode") == "compare":
         # kernel B (the patch) against kernel A, per configuration
         for wl in sorted({r["workload"] for r in runs}):
             out = []
-            for c in report.configs_in(results):
-                a, b = (report.values(runs, wl, c, k) for k in "AB")
+            for c in configs_in(results):
+                a, b = (values(runs, wl, c, k) for k in "AB")
                 if not a or not b:
                     continue
-                r, lo, hi = report.ratio_ci(a, b)
+                r, lo, hi = ratio_ci(a, b)
                 sig = lo is not None and (lo > 1 or hi < 1)
                 unit = next(x["unit"] for x in runs if x["workload"] == wl)
-                out.append((c + " B/A", len(b), report.mean(b), unit, (r - 1) * 100,
+                out.append((c + " B/A", len(b), mean(b), unit, (r - 1) * 100,
                             None if lo is None else (lo - 1) * 100,
                             None if hi is None else (hi - 1) * 100, sig))
             if out:
@@ -564,27 +563,26 @@ def separate_rows(results):
 
 def _bench_rows(runs, results):
     """separate_rows() for one kernel's runs of make bench."""
-    import report
     rows = {}
     for wl in sorted({r["workload"] for r in runs}):
-        base = report.values(runs, wl, report.BASELINE, "A")
+        base = values(runs, wl, BASELINE, "A")
         if not base:
             continue
         unit = next(r["unit"] for r in runs if r["workload"] == wl)
-        out = [(report.BASELINE, len(base), report.mean(base), unit, None, None, None, False)]
-        for c in report.configs_in(results):
-            vals = report.values(runs, wl, c, "A")
-            if c == report.BASELINE or not vals:
+        out = [(BASELINE, len(base), mean(base), unit, None, None, None, False)]
+        for c in configs_in(results):
+            vals = values(runs, wl, c, "A")
+            if c == BASELINE or not vals:
                 continue
-            r, lo, hi = report.ratio_ci(base, vals)
+            r, lo, hi = ratio_ci(base, vals)
             sig = lo is not None and (lo > 1 or hi < 1)
-            out.append((c, len(vals), report.mean(vals), unit, (r - 1) * 100,
+            out.append((c, len(vals), mean(vals), unit, (r - 1) * 100,
                         None if lo is None else (lo - 1) * 100,
                         None if hi is None else (hi - 1) * 100, sig))
-        aa = report.values(runs, wl, report.BASELINE, "B")
+        aa = values(runs, wl, BASELINE, "B")
         if aa:
-            r, lo, hi = report.ratio_ci(base, aa)
-            out.append((report.BASELINE + "#B", len(aa), report.mean(aa), unit, (r - 1) * 100,
+            r, lo, hi = ratio_ci(base, aa)
+            out.append((BASELINE + "#B", len(aa), mean(aa), unit, (r - 1) * 100,
                         None if lo is None else (lo - 1) * 100,
                         None if hi is None else (hi - 1) * 100, False))
         rows[wl] = out
@@ -681,22 +679,15 @@ def stationarity_files(r, outdir, name):
             plots.append("'%s' skip 1 using 1:(strcol(3) eq '%s' ? $4 : 1/0) "
                          "with points pt 7 title '%s'" % (path, lb, lb))
     script = "\n".join([
-        "set terminal pngcairo size 900,400" if _has_cairo(gp) else "set terminal png size 900,400",
+        gnuplot_terminal(gp, "900,400"),
         "set output '%s'" % os.path.join(outdir, png),
         "set datafile separator ','",
         "set title '%s: baseline throughput per window'" % name.replace("'", ""),
         "set xlabel 'seconds into the run'", "set ylabel 'ops/s'", "set yrange [0:*]",
         "set grid", "plot " + ", ".join(plots), ""])
-    res = subprocess.run([gp], input=script, text=True, capture_output=True)
-    if res.returncode != 0:
-        sys.stderr.write("switchback.py: gnuplot failed for %s: %s\n" % (name, res.stderr[-300:]))
+    if not run_gnuplot(gp, script, "switchback.py", name):
         return csvf, None
     return csvf, png
-
-
-def _has_cairo(gp):
-    r = subprocess.run([gp, "-e", "set terminal"], text=True, capture_output=True)
-    return "pngcairo" in (r.stdout + r.stderr)
 
 
 def markdown(runs, ftable):
@@ -766,19 +757,6 @@ def markdown(runs, ftable):
                                                      row["runs"], row["floor_mean"]))
         L.append("")
     return "\n".join(L)
-
-
-def read_kv(path):
-    kv = {}
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition(" ")
-                if k:
-                    kv[k] = v.strip()
-    except OSError:
-        pass
-    return kv
 
 
 def read_ops(path):

@@ -17,7 +17,9 @@ import unittest
 from contextlib import redirect_stderr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import passfail  # noqa: E402
 import report  # noqa: E402
+from benchlib import collect, data, defs, formatting, sections, stats  # noqa: E402
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples")
 
@@ -25,7 +27,7 @@ SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples")
 def run(workload, config, value, side="A", rep=1, status="ok", **extra):
     r = {"run": 0, "boot": 1, "side": side, "kernel": side, "workload": workload,
          "config": config, "rep": rep, "status": status, "value": value,
-         "unit": report.WORKLOADS[workload][1], "kernel_version": "6.1.192",
+         "unit": defs.WORKLOADS[workload][1], "kernel_version": "6.1.192",
          "patches": "0001-x.patch", "config_hash": "abc", "vcpus": "2",
          "mem_mib": "2048", "accel": "tcg", "twigfs_commit": "deadbeef",
          "host_load_start": 1.0, "host_load_end": 1.5}
@@ -82,94 +84,94 @@ def synthetic_aa():
 class Stats(unittest.TestCase):
     def test_t_quantiles(self):
         for df, q in ((1, 12.7062), (2, 4.3027), (4, 2.7764), (10, 2.2281), (30, 2.0423)):
-            self.assertAlmostEqual(report.t_ppf(0.975, df), q, places=3)
-        self.assertAlmostEqual(report.t_ppf(0.975, float("inf")), 1.95996, places=3)
+            self.assertAlmostEqual(stats.t_ppf(0.975, df), q, places=3)
+        self.assertAlmostEqual(stats.t_ppf(0.975, float("inf")), 1.95996, places=3)
 
     def test_mean_ci(self):
-        m, s, lo, hi = report.mean_ci([1.0, 2.0, 3.0])
+        m, s, lo, hi = stats.mean_ci([1.0, 2.0, 3.0])
         self.assertAlmostEqual(m, 2.0)
         self.assertAlmostEqual(s, 1.0)
         self.assertAlmostEqual(hi - m, 4.3027 / 3 ** 0.5, places=3)
-        self.assertIsNone(report.mean_ci([5.0])[2])
+        self.assertIsNone(stats.mean_ci([5.0])[2])
 
     def test_fieller_brackets_ratio(self):
-        r, lo, hi = report.ratio_ci([100, 102, 98], [150, 155, 145])
+        r, lo, hi = stats.ratio_ci([100, 102, 98], [150, 155, 145])
         self.assertAlmostEqual(r, 1.5)
         self.assertTrue(lo < 1.5 < hi)
         self.assertTrue(1.3 < lo and hi < 1.7)
 
     def test_fieller_unbounded(self):
-        r, lo, hi = report.ratio_ci([1, 100, 2], [50, 51, 49])
+        r, lo, hi = stats.ratio_ci([1, 100, 2], [50, 51, 49])
         self.assertIsNone(lo)
 
     def test_fieller_clips_at_zero(self):
         # b's mean is not distinguishable from 0 at 1 degree of freedom:
         # the raw Fieller bound is negative, a throughput ratio cannot be
-        r, lo, hi = report.ratio_ci([100, 102], [10, 200])
+        r, lo, hi = stats.ratio_ci([100, 102], [10, 200])
         self.assertAlmostEqual(r, 105 / 101)
         self.assertEqual(lo, 0.0)
         self.assertTrue(hi > r)
 
     def test_fieller_zero_spread(self):
-        self.assertEqual(report.ratio_ci([2, 2], [4, 4]), (2.0, 2.0, 2.0))
+        self.assertEqual(stats.ratio_ci([2, 2], [4, 4]), (2.0, 2.0, 2.0))
 
     def test_detectable(self):
-        d95, d80 = report.detectable([100, 102, 98], [100, 101, 99])
+        d95, d80 = stats.detectable([100, 102, 98], [100, 101, 99])
         self.assertTrue(0 < d95 < d80 < 0.2)
 
     def test_welch_p_known_value(self):
         # means 2 and 5, both variances 1, n=3: t = 3.674, df = 4
-        self.assertAlmostEqual(report.welch_p([1, 2, 3], [4, 5, 6]), 0.02131, places=4)
-        self.assertIsNone(report.welch_p([1], [2, 3]))
-        self.assertEqual(report.welch_p([2, 2], [2, 2]), 1.0)
+        self.assertAlmostEqual(stats.welch_p([1, 2, 3], [4, 5, 6]), 0.02131, places=4)
+        self.assertIsNone(stats.welch_p([1], [2, 3]))
+        self.assertEqual(stats.welch_p([2, 2], [2, 2]), 1.0)
 
     def test_power_is_eighty_percent_at_d80(self):
         a, b = [100, 102, 98, 101], [100, 101, 99, 97]
-        d95, d80 = report.detectable(a, b)
-        va = report.sd(a) ** 2 / 4
-        vb = report.sd(b) ** 2 / 4
-        se = (va + vb) ** 0.5 / report.mean(a)
-        df = report.welch_df(va, 4, vb, 4)
-        self.assertAlmostEqual(report.welch_power(d80, se, df), 0.8, places=6)
+        d95, d80 = stats.detectable(a, b)
+        va = stats.sd(a) ** 2 / 4
+        vb = stats.sd(b) ** 2 / 4
+        se = (va + vb) ** 0.5 / stats.mean(a)
+        df = stats.welch_df(va, 4, vb, 4)
+        self.assertAlmostEqual(stats.welch_power(d80, se, df), 0.8, places=6)
         # a difference of one half-width is seen only about half the time
-        self.assertAlmostEqual(report.welch_power(d95, se, df), 0.5, delta=0.05)
+        self.assertAlmostEqual(stats.welch_power(d95, se, df), 0.5, delta=0.05)
         # the normal approximation (t_a + t_b) * se is close to the exact one
-        approx = (report.t_ppf(0.975, df) + report.t_ppf(0.8, df)) * se
+        approx = (stats.t_ppf(0.975, df) + stats.t_ppf(0.8, df)) * se
         self.assertAlmostEqual(d80 / approx, 1.0, delta=0.1)
 
     def test_bootstrap_ratio(self):
-        lo, hi = report.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145])
+        lo, hi = stats.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145])
         self.assertTrue(1.4 < lo < 1.5 < hi < 1.6)
-        self.assertEqual(report.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145]), (lo, hi))
-        self.assertEqual(report.bootstrap_ratio_ci([1, 2], [3, 4]), (None, None))
+        self.assertEqual(stats.bootstrap_ratio_ci([100, 102, 98], [150, 155, 145]), (lo, hi))
+        self.assertEqual(stats.bootstrap_ratio_ci([1, 2], [3, 4]), (None, None))
 
     def test_judge(self):
         claim = (1.5, 2.5)
-        self.assertEqual(report.judge(2.0, 1.8, 2.2, claim), "reproduced")
-        self.assertEqual(report.judge(1.1, 1.05, 1.15, claim), "not reproduced")
-        self.assertEqual(report.judge(0.8, 0.7, 0.9, claim), "not reproduced")
-        self.assertEqual(report.judge(1.2, 0.9, 1.6, claim), "not distinguishable from noise")
+        self.assertEqual(stats.judge(2.0, 1.8, 2.2, claim), "reproduced")
+        self.assertEqual(stats.judge(1.1, 1.05, 1.15, claim), "not reproduced")
+        self.assertEqual(stats.judge(0.8, 0.7, 0.9, claim), "not reproduced")
+        self.assertEqual(stats.judge(1.2, 0.9, 1.6, claim), "not distinguishable from noise")
         # no difference seen, but a 1.5x gain is outside the interval
-        self.assertEqual(report.judge(0.96, 0.81, 1.14, claim), "not reproduced")
-        self.assertEqual(report.judge(1.0, 0.9, 1.1, (1.0, float("inf"))),
+        self.assertEqual(stats.judge(0.96, 0.81, 1.14, claim), "not reproduced")
+        self.assertEqual(stats.judge(1.0, 0.9, 1.1, (1.0, float("inf"))),
                          "not distinguishable from noise")
-        self.assertEqual(report.judge(1.2, None, None, claim), "not distinguishable from noise")
+        self.assertEqual(stats.judge(1.2, None, None, claim), "not distinguishable from noise")
 
 
 class Parsing(unittest.TestCase):
     def test_dbench(self):
-        v, extra, err = report.parse_output(
+        v, extra, err = collect.parse_output(
             "dbench", "junk\nThroughput 47.328 MB/sec  50 clients  50 procs  "
             "max_latency=2321.897 ms\n")
         self.assertEqual((v, extra["max_latency_ms"], err), (47.328, 2321.897, None))
 
     def test_dbench_xattr(self):
         """dbench --xattr prints dbench's summary: parsed the same way."""
-        v, extra, err = report.parse_output(
+        v, extra, err = collect.parse_output(
             "dbench-xattr", "Throughput 31.5 MB/sec  50 clients  50 procs  "
             "max_latency=1800.5 ms\n")
         self.assertEqual((v, extra["max_latency_ms"], err), (31.5, 1800.5, None))
-        self.assertIn("warm-up", report.parse_output(
+        self.assertIn("warm-up", collect.parse_output(
             "dbench-xattr", "Throughput 0 MB/sec  50 clients  50 procs  "
             "max_latency=1.0 ms\n")[2])
 
@@ -180,7 +182,7 @@ class Parsing(unittest.TestCase):
                              rep=i + 1) for i, x in enumerate((50, 52, 48))]
         data["runs"] += [run("dbench-xattr", "spin512", x, max_latency_ms=20.0,
                              rep=i + 1) for i, x in enumerate((100, 98, 103))]
-        lines = report.bench_table(data, "dbench-xattr", "A")
+        lines = sections.bench_table(data, "dbench-xattr", "A")
         self.assertIn("max latency ms", lines[0])
         spin = [ln for ln in lines if ln.startswith("| spin512 ")][0]
         self.assertRegex(spin, r"\| 2\.0\d* \[")
@@ -189,11 +191,11 @@ class Parsing(unittest.TestCase):
     def test_fio(self):
         doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
                         {"error": 0, "job_runtime": 4000, "write": {"total_ios": 100}}]}
-        v, extra, err = report.parse_output("create-own", "fio: note\n" + json.dumps(doc))
+        v, extra, err = collect.parse_output("create-own", "fio: note\n" + json.dumps(doc))
         self.assertEqual((v, err), (50.0, None))
 
     def test_lookup(self):
-        v, _, err = report.parse_output(
+        v, _, err = collect.parse_output(
             "lookup", "lookups 120319 readdirs 1862 seconds 5.221 ops_per_sec 23400.1\n")
         self.assertEqual((v, err), (23400.1, None))
 
@@ -202,7 +204,7 @@ class Parsing(unittest.TestCase):
         with open(os.path.join(SAMPLES, "fs_mark-3.3.txt")) as f:
             text = f.read()
         for w in ("fsmark-own", "fsmark-shared"):
-            v, extra, err = report.parse_output(w, text)
+            v, extra, err = collect.parse_output(w, text)
             self.assertIsNone(err)
             self.assertEqual(extra["fsmark_loops"], [8394.0, 8911.5])
             self.assertAlmostEqual(v, (8394.0 + 8911.5) / 2)
@@ -211,7 +213,7 @@ class Parsing(unittest.TestCase):
         # perf 6.1.192 in the guest: perf lock contention -E 10 -k wait_total
         # on perf lock record -a of dbench 50, mutex-nospin
         with open(os.path.join(SAMPLES, "perf-lock-contention-6.1.txt")) as f:
-            rows = report.parse_perf_lock(f.read())
+            rows = collect.parse_perf_lock(f.read())
         self.assertEqual(len(rows), 10)
         self.assertEqual(rows[0], {"contended": 13660, "wait_total_ns": 1.44 * 60e9,
                                    "wait_max_ns": 174.79e6, "wait_avg_ns": 6.34e6,
@@ -219,18 +221,18 @@ class Parsing(unittest.TestCase):
         self.assertEqual(rows[5]["type"], "rwsem:R")
         self.assertEqual(rows[5]["caller"], "iterate_dir+0x4f")
         self.assertAlmostEqual(rows[1]["wait_total_ns"], 23.5e9)
-        self.assertEqual(report.parse_perf_lock("contended   total wait\n\nno samples\n"), [])
+        self.assertEqual(collect.parse_perf_lock("contended   total wait\n\nno samples\n"), [])
 
     def test_perf_stat_recorded_sample(self):
         with open(os.path.join(SAMPLES, "perf-stat-6.1.txt")) as f:
-            st = report.parse_perf_stat(f.read())
+            st = collect.parse_perf_stat(f.read())
         self.assertEqual(st, {"context-switches": 30192.0, "cpu-migrations": 2800.0,
                               "task-clock": 31454.78})
 
     def test_fs_mark_failures(self):
-        v, _, err = report.parse_output("fsmark-own", "fs_mark: bad option\n")
+        v, _, err = collect.parse_output("fsmark-own", "fs_mark: bad option\n")
         self.assertEqual((v, err), (None, "no fs_mark table"))
-        v, _, err = report.parse_output(
+        v, _, err = collect.parse_output(
             "fsmark-own", "FSUse%        Count         Size    Files/sec     App Overhead\n"
             "Error in unlink of /mnt/x : No space left on device\n")
         self.assertEqual((v, err), (None, "fs_mark printed no loop"))
@@ -242,23 +244,23 @@ class Parsing(unittest.TestCase):
                     "class mode acquired contended max_wait_ns\n"
                     "root read 10 2 7\nleaf read 5 1 9\nroot write 3 0 1\n"
                     "== mutex_stats_like\nspins 4\n")
-        s = report.read_stats(path)
+        s = collect.read_stats(path)
         shutil.rmtree(os.path.dirname(path))
         self.assertEqual(s["root_read_acquired"], 10)
         self.assertEqual(s["spins"], 4)
-        c = report.collapse_stats(s)
+        c = data.collapse_stats(s)
         self.assertEqual((c["read_acquired"], c["read_max_wait_ns"], c["write_acquired"]),
                          (15, 9, 3))
         self.assertNotIn("commit", c)   # the commit= interval is a setting
 
     def test_dbench_zero_is_no_measurement(self):
-        v, _, err = report.parse_output(
+        v, _, err = collect.parse_output(
             "dbench", "Throughput 0 MB/sec  50 clients  50 procs  max_latency=929.029 ms\n")
         self.assertIsNone(v)
         self.assertIn("warm-up", err)
 
     def test_failure(self):
-        self.assertIsNotNone(report.parse_output("dbench", "Segmentation fault")[2])
+        self.assertIsNotNone(collect.parse_output("dbench", "Segmentation fault")[2])
 
 
 class Render(unittest.TestCase):
@@ -338,10 +340,10 @@ class Render(unittest.TestCase):
         md = self.render(data)
         floor = re.search(r"\*\*Noise floor of this run\.\*\* (.*)", md).group(1)
         a, b = [50, 52, 48], [51, 49, 53]
-        d95, d80 = report.detectable(a, b)
+        d95, d80 = stats.detectable(a, b)
         self.assertIn("mutex-nospin' / mutex-nospin = 1.02 ", floor)
         self.assertIn("%s%% (95%% CI half-width), %s%% at 80%% power"
-                      % (report.fmt(100 * d95, 2), report.fmt(100 * d80, 2)), floor)
+                      % (formatting.fmt(100 * d95, 2), formatting.fmt(100 * d80, 2)), floor)
         # the copy is not a configuration of its own in the main table
         table = md[md.index("## dbench"):md.index("**Verdict.**")]
         self.assertEqual(table.count("| mutex-nospin |"), 1)
@@ -353,7 +355,7 @@ class Render(unittest.TestCase):
         runs = [{"workload": "lookup", "config": c, "side": "A", "status": "ok", "value": v}
                 for c, vs in (("mutex-nospin", (10, 11, 9)), ("mutex-osq", (20, 21, 19)),
                               ("rwsem", (20, 19, 21))) for v in vs]
-        text = report.verdict({"runs": runs, "boots": []}, "lookup", "A")
+        text = sections.verdict({"runs": runs, "boots": []}, "lookup", "A")
         self.assertRegex(text, r"^Shared read locks: rwsem/mutex-osq = 1 .*not distinguishable "
                          r"from noise; against mutex-nospin, .*rwsem/mutex-nospin = 2 .*rwsem is faster")
 
@@ -362,7 +364,7 @@ class Render(unittest.TestCase):
         for r in data["runs"]:
             if r["workload"] != "dbench" or r["status"] != "ok":
                 continue
-            if r["config"] not in report.TWIG_CONFIGS:
+            if r["config"] not in defs.TWIG_CONFIGS:
                 r["twigfs_stats"] = {}
                 continue
             # 10 s, 50 clients: 500 client-seconds; root read wait 5 s = 1%
@@ -418,13 +420,13 @@ class Render(unittest.TestCase):
             r["calib_ms"] = ms
             r["value"] = float(vals[r["side"]][r["rep"] - 1])
         md = self.render(data)
-        d95, _ = report.detectable(vals["A"], vals["B"])
+        d95, _ = stats.detectable(vals["A"], vals["B"])
         self.assertGreater(100 * d95, 3)
-        cv = 100 * report.sd([900, 1100] * 4) / report.mean([900, 1100] * 4)
+        cv = 100 * stats.sd([900, 1100] * 4) / stats.mean([900, 1100] * 4)
         self.assertRegex(md, r"Target: ≤3%%, \*\*not met\*\*: the runs of "
                              r"this workload vary more than that allows at n=4; the host's "
                              r"own variation, a fixed CPU-bound loop before every run: CV %s%% "
-                             r"over 8 runs\." % re.escape(report.fmt(cv, 2)))
+                             r"over 8 runs\." % re.escape(formatting.fmt(cv, 2)))
         # a tight A/A meets it
         for r in data["runs"]:
             r["value"] = 100.0 + (0.1 if r["rep"] % 2 else -0.1)
@@ -432,7 +434,7 @@ class Render(unittest.TestCase):
 
     def test_profile_section(self):
         with open(os.path.join(SAMPLES, "perf-lock-contention-6.1.txt")) as f:
-            rows = report.parse_perf_lock(f.read())
+            rows = collect.parse_perf_lock(f.read())
         data = synthetic()
         data["profiles"] = [{"boot": 1, "workload": "dbench", "config": "spin512",
                              "status": "ok", "value": 85.3, "perf_lock": rows,
@@ -474,9 +476,9 @@ class Render(unittest.TestCase):
         self.assertIn("| configuration | n=1 | n=2 | n=4 |", sec)
         # spin512 at n=4: mean of 481 and 482, wait share 10%
         self.assertRegex(sec, r"\| spin512 \| .* \| 482 \[[^]]+\]; wait 10% \|")
-        self.assertEqual(report.wl_base("dbench@4"), "dbench")
-        self.assertEqual(report.wl_clients("dbench@4"), 4)
-        self.assertIsNone(report.wl_clients("dbench"))
+        self.assertEqual(defs.wl_base("dbench@4"), "dbench")
+        self.assertEqual(defs.wl_clients("dbench@4"), 4)
+        self.assertIsNone(defs.wl_clients("dbench"))
 
     def test_sweep_plot(self):
         if not shutil.which("gnuplot"):
@@ -499,28 +501,5 @@ class Render(unittest.TestCase):
             self.assertTrue(os.path.getsize(os.path.join(self.dir, w + ".png")) > 1000)
 
 
-class Lines(unittest.TextTestResult):
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        print("PASS report-%s" % test._testMethodName)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        print("FAIL report-%s: %s" % (test._testMethodName, err[1]))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        print("FAIL report-%s: error %s" % (test._testMethodName, err[1]))
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        print("PASS report-%s # SKIP %s" % (test._testMethodName, reason))
-
-
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    with open(os.devnull, "w") as null:
-        res = unittest.TextTestRunner(stream=null, resultclass=Lines).run(suite)
-    failed = len(res.failures) + len(res.errors)
-    print("%d passed, %d failed" % (res.testsRun - failed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(passfail.main(sys.modules[__name__], "report"))

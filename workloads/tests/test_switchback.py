@@ -21,6 +21,7 @@ import numpy
 import scipy.signal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import passfail  # noqa: E402
 import switchback as sb  # noqa: E402
 
 HAND = """\
@@ -536,28 +537,5 @@ class Output(unittest.TestCase):
             shutil.rmtree(empty)
 
 
-class Lines(unittest.TextTestResult):
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        print("PASS switchback-%s" % test._testMethodName)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        print("FAIL switchback-%s: %s" % (test._testMethodName, err[1]))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        print("FAIL switchback-%s: error %s" % (test._testMethodName, err[1]))
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        print("PASS switchback-%s # SKIP %s" % (test._testMethodName, reason))
-
-
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    with open(os.devnull, "w") as null:
-        res = unittest.TextTestRunner(stream=null, resultclass=Lines).run(suite)
-    failed = len(res.failures) + len(res.errors)
-    print("%d passed, %d failed" % (res.testsRun - failed, failed))
-    sys.exit(1 if failed else 0)
+    sys.exit(passfail.main(sys.modules[__name__], "switchback"))

@@ -1,0 +1,58 @@
+"""The bench's configurations and workloads, as every part of the report
+sees them: workloads/configs.txt (one table for the bench, the guest and
+the report), the baseline, and each workload's title, unit and 2009 claim.
+"""
+import os
+
+BASELINE = "mutex-nospin"
+FALLBACK_BASELINE = "mutex-osq"
+
+
+def read_config_table(path=os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "configs.txt")):
+    """The configurations of workloads/configs.txt: (name, fs, lock) rows."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, fs, lock = line.split()[:3]
+                rows.append((name, fs, lock))
+    return rows
+
+
+CONFIG_TABLE = read_config_table()
+TWIG_CONFIGS = [n for n, fs, _ in CONFIG_TABLE if fs == "twigfs"]
+REF_CONFIGS = [n for n, fs, _ in CONFIG_TABLE if fs != "twigfs"]
+CONFIG_ORDER = TWIG_CONFIGS + REF_CONFIGS
+# the spinning variants of the baseline's lock object
+SPIN_CONFIGS = [n for n, fs, lock in CONFIG_TABLE
+                if fs == "twigfs" and lock == "mutex" and n != BASELINE]
+WORKLOADS = {
+    # name: (title, unit, 2009 claim as a ratio range or None, claim text)
+    "dbench": ("dbench", "MB/s", (1.5, 2.5), "spinning about 2x faster than a sleeping mutex"),
+    "create-own": ("4 KiB creates, one directory per process", "files/s", (1.3, 1.5),
+                   "spinning 30-50% faster"),
+    "create-shared": ("4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
+                      "spinning 30-50% faster"),
+    "fsmark-own": ("fs_mark 4 KiB creates, one directory per thread", "files/s", (1.3, 1.5),
+                   "spinning 30-50% faster"),
+    "fsmark-shared": ("fs_mark 4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
+                      "spinning 30-50% faster"),
+    "lookup": ("lookups and readdir of a shared directory", "ops/s", None, None),
+    # no 2009 claim: Samba's xattr traffic was not in it
+    "dbench-xattr": ("dbench --xattr (Samba's extended attributes)", "MB/s", None, None),
+}
+# Parsed and reported as dbench (throughput, max latency, commit-bound check).
+DBENCH_WORKLOADS = ("dbench", "dbench-xattr")
+
+
+def wl_base(workload):
+    """A sweep's "dbench@8" is dbench with 8 clients."""
+    return workload.split("@")[0]
+
+
+def wl_clients(workload):
+    """N of "workload@N", None without one."""
+    _, _, n = workload.partition("@")
+    return int(n) if n.isdigit() else None
+

@@ -1,0 +1,152 @@
+"""Statistics of the bench report (and of switchback.py's separate runs).
+
+Mean, sample standard deviation, 95% confidence interval of the mean from
+Student's t; the ratio of two means with a 95% interval from Fieller's
+theorem for independent samples with unequal variances and
+Welch-Satterthwaite degrees of freedom, beside a percentile bootstrap
+interval of the same ratio; the smallest detectable difference at 95%
+confidence and, from the noncentral t, at 80% power; the verdict on a
+claimed ratio.  The distributions come from scipy.stats (Debian's
+python3-scipy).
+"""
+import math
+
+import numpy
+import scipy.optimize
+import scipy.stats
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def sd(xs):
+    if len(xs) < 2:
+        return float("nan")
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def t_ppf(p, df):
+    """Quantile of Student's t; df may be fractional or infinite."""
+    if math.isinf(df):
+        return float(scipy.stats.norm.ppf(p))
+    return float(scipy.stats.t.ppf(p, df))
+
+
+def mean_ci(xs, level=0.95):
+    """(mean, sd, lo, hi) with a Student-t interval; lo/hi None if n < 2."""
+    m = mean(xs)
+    if len(xs) < 2:
+        return m, float("nan"), None, None
+    s = sd(xs)
+    h = t_ppf(0.5 + level / 2.0, len(xs) - 1) * s / math.sqrt(len(xs))
+    return m, s, m - h, m + h
+
+
+def welch_df(va, na, vb, nb):
+    den = 0.0
+    if na > 1:
+        den += va * va / (na - 1)
+    if nb > 1:
+        den += vb * vb / (nb - 1)
+    return float("inf") if den == 0 else (va + vb) ** 2 / den
+
+
+def ratio_ci(a, b, level=0.95):
+    """Ratio mean(b)/mean(a) and its Fieller interval.
+
+    Returns (ratio, lo, hi); lo/hi are None when either side has fewer than
+    two values or the interval is unbounded (mean(a) not distinguishable
+    from zero).  Throughputs are never negative, so when mean(b) is not
+    distinguishable from zero (two noisy runs, 1 degree of freedom) the
+    lower bound is clipped at 0 instead of reporting a negative ratio."""
+    ma, mb = mean(a), mean(b)
+    r = mb / ma if ma else float("nan")
+    if len(a) < 2 or len(b) < 2 or not ma:
+        return r, None, None
+    va, vb = sd(a) ** 2 / len(a), sd(b) ** 2 / len(b)
+    df = welch_df(r * r * va, len(a), vb, len(b))
+    t = t_ppf(0.5 + level / 2.0, df)
+    qa = ma * ma - t * t * va
+    qb = ma * mb
+    qc = mb * mb - t * t * vb
+    if qa <= 0:
+        return r, None, None
+    disc = max(qb * qb - qa * qc, 0.0)
+    return r, max((qb - math.sqrt(disc)) / qa, 0.0), (qb + math.sqrt(disc)) / qa
+
+
+def welch_power(delta, se, df, level=0.95):
+    """Power of the two-sided Welch t-test to see a true difference delta
+    when the difference of means has standard error se (noncentral t)."""
+    tc = t_ppf(0.5 + level / 2.0, df)
+    nc = delta / se
+    if math.isinf(df):
+        norm = scipy.stats.norm
+        return float(norm.sf(tc - nc) + norm.cdf(-tc - nc))
+    nct = scipy.stats.nct
+    return float(nct.sf(tc, df, nc) + nct.cdf(-tc, df, nc))
+
+
+def detectable(a, b, level=0.95, power=0.8):
+    """Smallest relative difference (fraction of mean(a)) the two samples
+    could detect: (95% CI half-width of the difference, the difference the
+    Welch t-test would find with the given power).  None if either side has
+    fewer than two values."""
+    if len(a) < 2 or len(b) < 2 or not mean(a):
+        return None, None
+    va, vb = sd(a) ** 2 / len(a), sd(b) ** 2 / len(b)
+    se = math.sqrt(va + vb) / abs(mean(a))
+    if se == 0:
+        return 0.0, 0.0
+    df = welch_df(va, len(a), vb, len(b))
+    half = t_ppf(0.5 + level / 2.0, df) * se
+    hi = half * 4
+    while welch_power(hi, se, df, level) < power:
+        hi *= 2
+    d80 = scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
+                                0.0, hi, xtol=1e-9)
+    return half, float(d80)
+
+
+def welch_p(a, b):
+    """Two-sided p value of Welch's t-test (None with fewer than 2 each)."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if sd(a) == 0 and sd(b) == 0:
+        return 0.0 if mean(a) != mean(b) else 1.0
+    return float(scipy.stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def bootstrap_ratio_ci(a, b, level=0.95, resamples=4999, seed=1):
+    """Percentile bootstrap interval of mean(b)/mean(a), resampling each
+    side independently; (lo, hi), or (None, None) with fewer than 3 runs a
+    side, where resampling can only repeat the data."""
+    if len(a) < 3 or len(b) < 3 or not mean(a):
+        return None, None
+    res = scipy.stats.bootstrap(
+        (list(a), list(b)), lambda x, y, axis=-1: y.mean(axis=axis) / x.mean(axis=axis),
+        vectorized=True, paired=False, confidence_level=level,
+        n_resamples=resamples, method="percentile",
+        random_state=numpy.random.default_rng(seed))
+    lo, hi = res.confidence_interval
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None, None
+    return float(lo), float(hi)
+
+
+def judge(r, lo, hi, claim):
+    """Verdict word on a claimed speed-up range (lo_claim, hi_claim) from the
+    ratio's interval [lo, hi]: it excludes the claim (lies below it, or below
+    1) -> not reproduced, even when it also holds 1; it holds both 1 and the
+    claim -> noise; it lies above 1 and overlaps the claim -> reproduced."""
+    if lo is None:
+        return "not distinguishable from noise"
+    if hi < 1.0 or (claim and hi < claim[0]):
+        return "not reproduced"
+    if lo <= 1.0:
+        return "not distinguishable from noise"
+    if claim and lo <= claim[1]:
+        return "reproduced"
+    return "not reproduced"
