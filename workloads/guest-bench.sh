@@ -279,7 +279,16 @@ run_end() {
 		echo "end $t1"
 		echo "status $2"
 	} >>"$1/meta.txt"
-	umount "$mnt" || echo "umount failed" >>"$1/meta.txt"
+	# A task that has just exited may hold the mount a moment longer.
+	tries=0
+	while ! umount "$mnt" 2>/tmp/umount.err; do
+		tries=$((tries + 1))
+		if [ "$tries" -ge 5 ]; then
+			echo "umount failed: $(cat /tmp/umount.err)" >>"$1/meta.txt"
+			break
+		fi
+		sleep 1
+	done
 	if [ "$3" = twigfs ] && command -v fsck.twigfs >/dev/null; then
 		fsck.twigfs -n "$twigdev" >"$1/fsck.txt" 2>&1
 		echo "fsck $?" >>"$1/meta.txt"
@@ -367,7 +376,10 @@ sb_run() {
 	rm -f /tmp/sb.pid
 	# fs_mark has no time limit and fio's is a cap: timeout bounds all.
 	(
-		cd "$mnt" && WL_SECS=$wsecs timeout $((wsecs + 60)) \
+		# not from $mnt: busybox timeout leaves a watcher behind, in
+		# its cwd, for up to a second after the workload (which goes
+		# to $mnt itself), and a switchback run's umount failed on it
+		WL_SECS=$wsecs timeout $((wsecs + 60)) \
 			sh "$H/guest-bench.sh" --workload "$wl" "$SB_NFILES"
 		echo "workload_status $?" >>"$dir/meta.txt"
 		[ -s /tmp/sb.pid ] && kill "$(cat /tmp/sb.pid)" 2>/dev/null
