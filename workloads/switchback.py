@@ -46,6 +46,7 @@ from benchlib.stats import mean, mean_ci, ratio_ci
 
 DEFAULT_SETTLE_MS = 500
 SETTLES_MS = (0, 100, 200, 500, 1000)
+MAX_STEPS = 10
 ACF_LAGS_S = (1, 2, 5, 10)
 NBOOT = 4000
 SEED = 26
@@ -305,25 +306,30 @@ def gapped_acf(t_s, x, lags=ACF_LAGS_S, tol=0.5):
 
 
 def per_second(log, blocks, ratio):
-    """The run's throughput per second over the complete @blocks: each
-    window's samples (from the one just before its start, no settle) cut
-    into runs of 1000/sample_ms steps, each run's ops/s divided by
-    @ratio[its window's label] (the estimated ratio to the baseline, so all
-    are in baseline units).  Returns (times in s, ops/s)."""
+    """The run's throughput per second over the complete @blocks: every
+    sample step of their windows (no settle) divided by @ratio[its window's
+    label] (the estimated ratio to the baseline, so all are in baseline
+    units), summed into whole seconds of the run by each step's midpoint;
+    a second counts when its steps cover at least 3/4 of it (windows may
+    be shorter or longer than a second; blocks left out leave gaps).
+    Returns (times in s, ops/s)."""
     S = log["samples"]
-    step = max(1, int(round(1000.0 / param_ms(log, "sample_ms", 100))))
-    ts, xs = [], []
+    ops, cover = {}, {}
     for w in windows(log, 0):
         if w["block"] not in blocks or w["rate"] is None:
             continue
         idx = w["idx"]
-        for a in range(0, len(idx) - step, step):
-            i0, i1 = idx[a], idx[a + step]
+        r = ratio.get(w["label"], 1.0)
+        for a in range(len(idx) - 1):
+            i0, i1 = idx[a], idx[a + 1]
             dt = (S[i1][0] - S[i0][0]) / 1e6
-            if dt > 0:
-                ts.append(S[i0][0] / 1e6)
-                xs.append((S[i1][1] - S[i0][1]) / dt / ratio.get(w["label"], 1.0))
-    return ts, xs
+            if dt <= 0:
+                continue
+            sec = int((S[i0][0] + S[i1][0]) // 2000000)
+            ops[sec] = ops.get(sec, 0.0) + (S[i1][1] - S[i0][1]) / r
+            cover[sec] = cover.get(sec, 0.0) + dt
+    ts = [float(k) for k in sorted(ops) if cover[k] >= 0.75]
+    return ts, [ops[int(k)] / cover[int(k)] for k in ts]
 
 
 def summarize_ratio(x, blen=None):
@@ -382,6 +388,50 @@ def carryover(log, wins, alpha=0.05):
         flag = bool(p is not None and p < alpha / max(1, len(lr)))
         out[lb] = {"by_prev": by, "p": p, "flag": flag}
     return out
+
+
+def transition(log, steps=MAX_STEPS):
+    """How fast a switch takes effect: for each sample step after the
+    switch (step k spans k..k+1 sample intervals from the W line, the
+    sample just before it counted as taken then) each non-baseline label's
+    log ratio of that step's rate to the baseline's same step in the same
+    complete block, as a %% change with a 95%% t interval over blocks.
+    A ratio that still moves over the first steps means the settle is too
+    short for this workload: the settled part mixes in the previous
+    configuration (dilution, not noise, so the A/A floor does not show it).
+    Returns {"step_ms": sample_ms, "steps": n, "labels": {label: [{pct, lo,
+    hi, n}, ...]}} (at most @steps steps)."""
+    S = log["samples"]
+    wins = windows(log, 0)
+    good = set(complete_blocks(log, wins))
+    by = {}
+    for w in wins:
+        idx = w["idx"]
+        if w["block"] not in good or len(idx) < 2:
+            continue
+        t = [max(S[i][0], w["t_us"]) for i in idx]
+        by.setdefault(w["block"], {})[w["label"]] = [
+            (S[idx[k + 1]][1] - S[idx[k]][1]) / ((t[k + 1] - t[k]) / 1e6)
+            if t[k + 1] > t[k] else 0.0 for k in range(min(steps, len(idx) - 1))]
+    base = log["baseline"]
+    n = min((len(r) for b in by.values() for r in b.values()), default=0)
+    out = {}
+    for lb in log["labels"]:
+        if lb == base:
+            continue
+        rows = []
+        for k in range(n):
+            v = [math.log(b[lb][k] / b[base][k]) for b in by.values()
+                 if b.get(lb) and b.get(base) and b[lb][k] > 0 and b[base][k] > 0]
+            m, lo, hi = iid_ci(v) if v else (None, None, None)
+            rows.append({"n": len(v), "pct": pct(m), "lo": pct(lo), "hi": pct(hi)})
+        out[lb] = rows
+    return {"step_ms": param_ms(log, "sample_ms"), "steps": n, "labels": out}
+
+
+def pct(log_ratio):
+    """A log ratio as a % change (None stays None)."""
+    return None if log_ratio is None else 100.0 * math.expm1(log_ratio)
 
 
 def aa_label(log):
@@ -494,6 +544,7 @@ def analyse(log, settle_ms=None, ops=None):
     res["per_second"] = ps
     res["carryover"] = carryover(log, wins)
     res["settle_table"] = settle_table(log)
+    res["transition"] = transition(log)
     for row in res["settle_table"]:
         for r in row["ratios"].values():
             r.pop("series", None)
@@ -746,6 +797,22 @@ def markdown(runs, ftable):
                 "±%.2f%%" % row["floor"] if row["floor"] is not None else "—",
                 " | ".join(fmt_pct(row["ratios"][lb]["pct"]) for lb in r["ratios"])))
         L.append("")
+        tr = r.get("transition") or {}
+        if tr.get("steps"):
+            step = tr["step_ms"] or 0
+            L += ["### After a switch: %% change by %g ms step" % step, "",
+                  "Each step's rate against the baseline's same step in the block (95%% t "
+                  "interval).  A change that still grows or shrinks over the first steps "
+                  "is the switch taking effect: the settle (%g ms) should cover it." % (
+                      r.get("settle_ms") or 0), "",
+                  "| label | " + " | ".join("%g-%g ms" % (k * step, (k + 1) * step)
+                                            for k in range(tr["steps"])) + " |",
+                  "|---|" + "---|" * tr["steps"]]
+            for lb, rows in tr["labels"].items():
+                L.append("| %s | %s |" % (lb, " | ".join(
+                    "%s ±%.1f" % (fmt_pct(x["pct"]), (x["hi"] - x["lo"]) / 2)
+                    if x["lo"] is not None else fmt_pct(x["pct"]) for x in rows)))
+            L.append("")
         if r.get("plot") or r.get("csv"):
             L += ["Stationarity: %s" % ", ".join(
                 "[%s](%s)" % (f, f) for f in (r.get("csv"), r.get("plot")) if f), ""]

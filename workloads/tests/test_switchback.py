@@ -86,7 +86,7 @@ def ar1(rng, n, phi, sd):
 
 def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000.0,
               fast_sd=0.19, slow_sd=0.19, fast_1s=0.5, slow_1s=0.97, trend=0.2, leak=None,
-              leak_ms=500, partial=2):
+              leak_ms=500, partial=2, onset_ms=0):
     """A twig-switch log: log throughput per sample step is a fast AR(1)
     (lag-1 s correlation @fast_1s) plus a slow one (@slow_1s), equal parts
     by default (so per second about 0.75 at 1 s, 0.45 at 5 s, 0.35 at 10 s,
@@ -94,7 +94,9 @@ def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000
     @effects[label] in each window.  Blocks are random orders of the labels
     (the first is the baseline), the last @partial windows an incomplete
     block.  @leak: a label whose effect also holds in the first @leak_ms
-    of the window after its own."""
+    of the window after its own.  @onset_ms: every window's first
+    @onset_ms keeps the effect of the window before it (a switch that takes
+    that long to act)."""
     rng = numpy.random.default_rng(seed)
     labels = list(effects)
     order = []
@@ -112,6 +114,8 @@ def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000
         eff[k * per:(k + 1) * per] = effects[lb]
         if leak and k and order[k - 1][1] == leak:
             eff[k * per:k * per + leak_ms // sample_ms] = effects[leak]
+        if onset_ms and k:
+            eff[k * per:k * per + onset_ms // sample_ms] = effects[order[k - 1][1]]
     counts = numpy.concatenate([[0], numpy.round(numpy.cumsum(rate * numpy.exp(x) * eff
                                                               * sample_ms / 1000.0))])
     L = ["# twig-switch 1", "param window_ms %d" % window_ms, "param sample_ms %d" % sample_ms,
@@ -386,6 +390,55 @@ class Carryover(unittest.TestCase):
             self.assertFalse(any(x["flag"] for x in c.values()), (seed, c))
             by = c["other"]["by_prev"]
             self.assertLess(abs(by["slow"]["ratio"] - 1), 0.04, by)
+
+
+class Transition(unittest.TestCase):
+    EFF = {"base": 1.0, "up": 1.5, "base#B": 1.0}
+
+    def test_onset_shows_per_step(self):
+        # a switch that acts after 300 ms: "up" is about +50% from the
+        # fourth 100 ms step on, well below that before; the copy is flat
+        log = sb.parse_log(synth_log(3, self.EFF, blocks=80, window_ms=1000, fast_sd=0.05,
+                                     slow_sd=0.03, onset_ms=300))
+        tr = sb.transition(log)
+        self.assertEqual(tr["steps"], 10)
+        self.assertEqual(tr["step_ms"], 100)
+        up = tr["labels"]["up"]
+        for k in range(3):
+            self.assertLess(up[k]["pct"], 30, (k, up[k]))
+        for k in range(3, 10):
+            self.assertLess(abs(up[k]["pct"] - 50), 5, (k, up[k]))
+            self.assertLess(up[k]["lo"], up[k]["pct"])
+            self.assertGreater(up[k]["hi"], up[k]["pct"])
+        for row in tr["labels"]["base#B"]:
+            self.assertLess(abs(row["pct"]), 8, row)
+
+    def test_immediate_switch_is_flat(self):
+        log = sb.parse_log(synth_log(4, self.EFF, blocks=80, window_ms=500, fast_sd=0.05,
+                                     slow_sd=0.03))
+        tr = sb.transition(log)
+        self.assertEqual(tr["steps"], 5)
+        for row in tr["labels"]["up"]:
+            self.assertLess(abs(row["pct"] - 50), 5, row)
+
+    def test_per_second_with_short_windows(self):
+        # 300 ms windows: every second of the complete blocks still counts
+        # (about 3.3 windows each), and the effects are divided out
+        log = sb.parse_log(synth_log(6, self.EFF, blocks=100, window_ms=300, fast_sd=0.02,
+                                     slow_sd=0.02, trend=0))
+        a = sb.analyse(log, 0)
+        ps = a["per_second"]
+        self.assertGreaterEqual(ps["n"], int(100 * 3 * 0.3) - 2)
+        self.assertLess(ps["cv"], 0.06)
+        self.assertLess(abs(ps["mean"] / 5000.0 - 1), 0.03)
+
+    def test_in_report(self):
+        a = sb.analyse(sb.parse_log(synth_log(5, self.EFF, blocks=20, window_ms=500,
+                                              onset_ms=200)), 200)
+        self.assertEqual(len(a["transition"]["labels"]["up"]), 5)
+        text = sb.markdown([dict(a, name="run", machine="m", status="0", ops={})], [])
+        self.assertIn("After a switch", text)
+        self.assertIn("| up | ", text)
 
 
 class Output(unittest.TestCase):
