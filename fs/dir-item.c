@@ -6,16 +6,10 @@
  * handle.  Core code: used by the names (namei.c), extended attributes
  * (xattr.c) and the log's replay (tree-log.c), as in btrfs.
  */
-#include <linux/crc32c.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "twigfs.h"
-
-u32 twig_name_hash(const char *name, int len)
-{
-	return crc32c(TWIG_NAME_HASH_SEED, name, len);
-}
 
 /*
  * Find @name in a DIR_ITEM (@is_dirent) or INODE_REF item: both are runs of

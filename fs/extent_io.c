@@ -22,7 +22,6 @@
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
-#include <linux/crc32c.h>
 #include <linux/highmem.h>
 #include <linux/moduleparam.h>
 #include <linux/list_sort.h>

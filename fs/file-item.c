@@ -528,7 +528,7 @@ static int twig_zero_tail(struct inode *inode, u64 size)
  * each handle but the last stores in the INODE_ITEM the size its drop
  * reached, as btrfs does: a commit between two handles (the truncate of a
  * file of many extents takes several) then never has an extent past
- * i_size, and leaves the file as it was up to that size (issue 28).
+ * i_size, and leaves the file as it was up to that size.
  * *@from: where the last @max extent items at or past @start begin, or
  * @start when there are no more than @max.  The walk is O(items) a round.
  */
@@ -634,7 +634,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		 * a commit of the new size without writeback (an fsync of the
 		 * directory) would otherwise keep the old bytes past it in
 		 * the last block, which growing the file after a crash shows
-		 * (issue 28; btrfs zeroes that block on the way up instead).
+		 * (btrfs zeroes that block on the way up instead).
 		 */
 		if (!ret && (new_size & (PAGE_SIZE - 1)))
 			ret = filemap_write_and_wait_range(inode->i_mapping,

@@ -8,7 +8,6 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/buffer_head.h>
-#include <linux/crc32c.h>
 #include <linux/blkdev.h>
 #include <linux/statfs.h>
 #include <linux/seq_file.h>
@@ -118,7 +117,7 @@ static int twig_check_super(struct fs_context *fc, struct super_block *sb,
 		errorf(fc, "%s: not a twigfs filesystem (bad magic)", sb->s_id);
 		return -EINVAL;
 	}
-	csum = ~crc32c(TWIG_CSUM_SEED, (const u8 *)ds + 4, TWIG_SUPER_SIZE - 4);
+	csum = twig_csum((const u8 *)ds + 4, TWIG_SUPER_SIZE - 4);
 	if (csum != le32_to_cpu(ds->csum)) {
 		errorf(fc, "%s: superblock checksum mismatch (stored %08x, computed %08x)",
 		       sb->s_id, le32_to_cpu(ds->csum), csum);

@@ -15,7 +15,6 @@
  * A failure refuses the block with -EUCLEAN and logs one rate-limited line
  * naming the device, the block, the item slot and the rule.
  */
-#include <linux/crc32c.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -177,7 +176,7 @@ static int twig_check_dir_item(const struct twig_check *c,
 		if (!twig_transid_ok(c, le64_to_cpu(de->transid)))
 			return TWIG_RULE_DIRENT_TRANSID;
 		if (!is_index &&
-		    crc32c(TWIG_NAME_HASH_SEED, name, len) != key->offset)
+		    twig_name_hash(name, len) != key->offset)
 			return TWIG_RULE_DIRENT_HASH;
 		pos += sizeof(*de) + len;
 		if (is_index && pos != size)
@@ -313,7 +312,7 @@ static int twig_check_xattr_item(const struct twig_check *c,
 			return TWIG_RULE_XATTR_SIZE;
 		if (!twig_xattr_name_ok(name, len))
 			return TWIG_RULE_XATTR_NAME;
-		if (crc32c(TWIG_NAME_HASH_SEED, name, len) != key->offset)
+		if (twig_name_hash(name, len) != key->offset)
 			return TWIG_RULE_XATTR_HASH;
 		if (!twig_transid_ok(c, le64_to_cpu(xe->transid)))
 			return TWIG_RULE_XATTR_TRANSID;

@@ -492,10 +492,16 @@ static inline u32 twig_max_item_size(const struct twig_fs_info *fs)
 	return twig_leaf_data_size(fs) - sizeof(struct twig_item);
 }
 
-/* ---- checksums (format.h) ---- */
+/* ---- checksums and the name hash (format.h) ---- */
 static inline u32 twig_csum(const void *data, size_t len)
 {
 	return ~crc32c(TWIG_CSUM_SEED, data, len);
+}
+
+/* The offset of a name's DIR_ITEM and XATTR_ITEM keys. */
+static inline u32 twig_name_hash(const char *name, int len)
+{
+	return crc32c(TWIG_NAME_HASH_SEED, name, len);
 }
 
 /* ---- fault-inject.c (sysfs fail_after; any layer may ask) ---- */
@@ -629,7 +635,6 @@ void twig_alloc_committed(struct twig_fs_info *fs);
 int twig_new_objectid(struct twig_fs_info *fs, u64 *objectid);
 
 /* ---- dir-item.c ---- */
-u32 twig_name_hash(const char *name, int len);
 int twig_find_name(const u8 *data, u32 size, bool is_dirent,
 		   const char *name, int len);
 int twig_append_record(struct twig_trans *trans, const struct twig_key *key,
