@@ -75,7 +75,7 @@ esac
 # WINDOW and SETTLE: chosen from the floor by window and settle measured
 # here (docs/switchback.md).
 if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=240}"; fi
-: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=200}" "${SAMPLE:=100}" "${SB_LEAD:=15}"
+: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=100}" "${SAMPLE:=100}" "${SB_LEAD:=15}"
 [[ -n ${SWEEP:-} || ${PROFILE:-0} == 1 || $mode != bench ]] && SWITCHBACK=0
 [[ $mode == toggle ]] && SWITCHBACK=1
 for v in SB_SECS WINDOW SETTLE SAMPLE SB_LEAD; do
