@@ -305,6 +305,16 @@ def gapped_acf(t_s, x, lags=ACF_LAGS_S, tol=0.5):
     return out
 
 
+def window_steps(log, w):
+    """The sample steps of window @w (from windows(log, 0)): [(t0_us,
+    t1_us, ops)], the sample just before the W line counted as taken at
+    the switch."""
+    S = log["samples"]
+    t = [max(S[i][0], w["t_us"]) for i in w["idx"]]
+    c = [S[i][1] for i in w["idx"]]
+    return [(t[k], t[k + 1], c[k + 1] - c[k]) for k in range(len(t) - 1)]
+
+
 def per_second(log, blocks, ratio):
     """The run's throughput per second over the complete @blocks: every
     sample step of their windows (no settle) divided by @ratio[its window's
@@ -313,21 +323,17 @@ def per_second(log, blocks, ratio):
     a second counts when its steps cover at least 3/4 of it (windows may
     be shorter or longer than a second; blocks left out leave gaps).
     Returns (times in s, ops/s)."""
-    S = log["samples"]
     ops, cover = {}, {}
     for w in windows(log, 0):
         if w["block"] not in blocks or w["rate"] is None:
             continue
-        idx = w["idx"]
         r = ratio.get(w["label"], 1.0)
-        for a in range(len(idx) - 1):
-            i0, i1 = idx[a], idx[a + 1]
-            dt = (S[i1][0] - S[i0][0]) / 1e6
-            if dt <= 0:
+        for t0, t1, n in window_steps(log, w):
+            if t1 <= t0:
                 continue
-            sec = int((S[i0][0] + S[i1][0]) // 2000000)
-            ops[sec] = ops.get(sec, 0.0) + (S[i1][1] - S[i0][1]) / r
-            cover[sec] = cover.get(sec, 0.0) + dt
+            sec = int((t0 + t1) // 2000000)
+            ops[sec] = ops.get(sec, 0.0) + n / r
+            cover[sec] = cover.get(sec, 0.0) + (t1 - t0) / 1e6
     ts = [float(k) for k in sorted(ops) if cover[k] >= 0.75]
     return ts, [ops[int(k)] / cover[int(k)] for k in ts]
 
@@ -395,24 +401,21 @@ def transition(log, steps=MAX_STEPS):
     switch (step k spans k..k+1 sample intervals from the W line, the
     sample just before it counted as taken then) each non-baseline label's
     log ratio of that step's rate to the baseline's same step in the same
-    complete block, as a %% change with a 95%% t interval over blocks.
+    complete block, as a % change with a 95% t interval over blocks.
     A ratio that still moves over the first steps means the settle is too
     short for this workload: the settled part mixes in the previous
     configuration (dilution, not noise, so the A/A floor does not show it).
     Returns {"step_ms": sample_ms, "steps": n, "labels": {label: [{pct, lo,
     hi, n}, ...]}} (at most @steps steps)."""
-    S = log["samples"]
     wins = windows(log, 0)
     good = set(complete_blocks(log, wins))
     by = {}
     for w in wins:
-        idx = w["idx"]
-        if w["block"] not in good or len(idx) < 2:
+        if w["block"] not in good or len(w["idx"]) < 2:
             continue
-        t = [max(S[i][0], w["t_us"]) for i in idx]
         by.setdefault(w["block"], {})[w["label"]] = [
-            (S[idx[k + 1]][1] - S[idx[k]][1]) / ((t[k + 1] - t[k]) / 1e6)
-            if t[k + 1] > t[k] else 0.0 for k in range(min(steps, len(idx) - 1))]
+            n / ((t1 - t0) / 1e6) if t1 > t0 else 0.0
+            for t0, t1, n in window_steps(log, w)[:steps]]
     base = log["baseline"]
     n = min((len(r) for b in by.values() for r in b.values()), default=0)
     out = {}
