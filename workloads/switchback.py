@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Analyse "switchback" benchmark runs (issue 26): one long workload run
-whose lock configuration the guest controller twig-switch changes every
-WINDOW, in randomized blocks that hold every configuration once (and a
-second copy of the baseline, "<baseline>#B", the A/A control).
+"""Analyse "switchback" benchmark runs: one long workload run whose lock
+configuration the guest controller twig-switch changes every WINDOW, in
+randomized blocks that hold every configuration once (and a second copy
+of the baseline, "<baseline>#B", the A/A control).
 
     switchback.py <results> [--settle MS] [--out DIR]
 
@@ -11,20 +11,22 @@ switchback.md, switchback.json, stationarity-*.csv/.png and summary.txt (a
 table to paste into a commit message, also printed) into --out (default:
 <results>).
 
-Method.  A window's throughput is the counter's increase over its settled
-part (from the first sample at or after start + SETTLE to the last sample
-before its end) divided by the time between those samples.  Blocks that
-lack a window (the last one, usually) are dropped.  In each block, each
-label's log throughput minus the baseline window's is its log ratio; the
-estimate is exp(mean log ratio) with a 95% interval from a circular block
-bootstrap over the sequence of blocks (block length round(n^(1/3)) blocks,
-at least 1; 4000 resamples, seed 26; percentile interval, widened by
-sqrt(n/(n-1)) and t/z for the number of resampled blocks against its
-small-sample shortfall).  Beside it: a
-regression of the windows' log throughput on label dummies and a smooth
-time trend (Legendre polynomials) with Newey-West (HAC) errors.  The A/A
-label's interval half-width is the run's floor: changes below it are not
-resolvable by this run.
+Method.  A window's settled part runs from the first sample at or after
+its start + SETTLE (per workload by default: benchlib/defs.py) to the last
+sample before its end.  Blocks that lack a window (the last one, usually)
+are dropped; a window that completed nothing counts as nothing.  Each
+label's estimate is its operations summed over its settled parts, over
+their seconds, against the baseline's in the same blocks; its standard
+error comes from a circular block bootstrap over the sequence of blocks
+(block length round(n^(1/3)), 4000 resamples, seed 26) and its 95%
+interval from Student's t for the resampled runs of blocks; stars are
+Holm's over the run's labels (family-wise 5%).  Beside it: a regression of
+the windows' log throughput on label dummies and a smooth time trend
+(Legendre polynomials) with Newey-West (HAC) errors, the effect by quarter
+of the run and its slope on time (drift), and whether the effect still
+moves after the settle.  Runs of one workload in several boots are
+combined by random effects (DerSimonian-Laird, Hartung-Knapp interval).
+The A/A label's half-width says what the run cannot resolve.
 """
 import argparse
 import json
@@ -40,11 +42,11 @@ import scipy.stats
 
 from benchlib.collect import read_kv
 from benchlib.data import configs_in, values
-from benchlib.defs import BASELINE
+from benchlib.defs import BASELINE, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
-from benchlib.stats import mean, mean_ci, ratio_ci
+from benchlib.stats import holm, mean, mean_ci, random_effects, ratio_ci, welch_p
 
-DEFAULT_SETTLE_MS = 500
+DEFAULT_SETTLE_MS = 100
 SETTLES_MS = (0, 100, 200, 500, 1000)
 MAX_STEPS = 10
 ACF_LAGS_S = (1, 2, 5, 10)
@@ -166,9 +168,12 @@ def windows(log, settle_ms=DEFAULT_SETTLE_MS):
     return out
 
 
-def complete_blocks(log, wins):
+def complete_blocks(log, wins, positive=False):
     """The block numbers in which every label has exactly one window with a
-    rate, in run order."""
+    rate, in run order.  A window that completed nothing still counts (a
+    stall is part of what a configuration does; dropping its block would
+    flatter the label that stalls more); @positive: only blocks whose
+    every rate is above zero, for the statistics on log rates."""
     labels = set(log["labels"])
     by = {}
     for w in wins:
@@ -177,17 +182,46 @@ def complete_blocks(log, wins):
     for b, bw in by.items():
         got = [w["label"] for w in bw]
         if (sorted(got) == sorted(labels) and len(set(got)) == len(got)
-                and all(w["rate"] is not None and w["rate"] > 0 for w in bw)):
+                and all(w["rate"] is not None and (w["rate"] > 0 or not positive)
+                        for w in bw)):
             good.append(b)
     return good
 
 
+def block_table(log, wins):
+    """The complete blocks as arrays, in run order: (labels, ops, secs,
+    t_s): @labels with the baseline first; ops[i, j] the operations of
+    block i's window of label j over its settled part and secs[i, j] that
+    part's length in seconds; t_s[i] the block's middle in seconds."""
+    base = log["baseline"]
+    labels = [base] + [lb for lb in log["labels"] if lb != base]
+    col = {lb: j for j, lb in enumerate(labels)}
+    good = complete_blocks(log, wins)
+    row = {b: i for i, b in enumerate(good)}
+    ops = numpy.zeros((len(good), len(labels)))
+    secs = numpy.zeros((len(good), len(labels)))
+    t = numpy.zeros((len(good), 2))
+    t[:, 0] = numpy.inf
+    t[:, 1] = -numpy.inf
+    for w in wins:
+        i = row.get(w["block"])
+        if i is None:
+            continue
+        ops[i, col[w["label"]]] = w["ops"]
+        secs[i, col[w["label"]]] = w["seconds"]
+        t[i, 0] = min(t[i, 0], w["t_us"] / 1e6)
+        t[i, 1] = max(t[i, 1], w["end_us"] / 1e6)
+    return labels, ops, secs, t.mean(axis=1) if len(good) else numpy.zeros(0)
+
+
 def block_ratios(log, wins):
     """{label: [(block, log ratio to the baseline window of that block), ...]}
-    for every non-baseline label, over the complete blocks in order."""
+    for every non-baseline label, over the complete blocks whose windows
+    all completed something, in order (for the per-block statistics:
+    carry-over, drift; the estimate itself is family()'s)."""
     base = log["baseline"]
     out = {lb: [] for lb in log["labels"] if lb != base}
-    good = set(complete_blocks(log, wins))
+    good = set(complete_blocks(log, wins, positive=True))
     by = {}
     for w in wins:
         if w["block"] in good:
@@ -248,6 +282,85 @@ def iid_ci(x, level=0.95):
     return m, lo, hi
 
 
+def family(log, wins, level=0.95, nboot=NBOOT, seed=SEED):
+    """Every non-baseline label's ratio to the baseline over the complete
+    blocks: the operations each label completed in its windows' settled
+    parts, summed, over their seconds, against the baseline's in the same
+    blocks (a ratio of rates from summed operations and time: a window
+    that completed nothing counts as nothing, it does not drop its block).
+
+    The standard error comes from a circular block bootstrap over the
+    sequence of blocks (block length round(n^(1/3)), @nboot resamples,
+    fixed @seed), widened by sqrt(n/(n-1)); the interval is the estimate
+    +- Student's t with k - 1 degrees of freedom for the k resampled runs
+    of blocks (a few independent runs are too few for a normal interval);
+    the p value comes from the same t.  The stars are Holm's over the
+    labels of the run (family-wise 5%), A/A copy included.
+
+    Returns {label: summary} (see ratio_summary()), or {} with fewer than 3
+    complete blocks."""
+    labels, ops, secs, _ = block_table(log, wins)
+    n = len(ops)
+    if n < 3:
+        return {}
+    blen = block_length(n)
+    k = -(-n // blen)
+    rng = numpy.random.default_rng(seed)
+    starts = rng.integers(0, n, size=(nboot, k))
+    idx = (starts[:, :, None] + numpy.arange(blen)[None, None, :]).reshape(nboot, -1)[:, :n] % n
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        rate = numpy.log(ops.sum(axis=0) / secs.sum(axis=0))
+        boot = numpy.log(ops[idx].sum(axis=1) / secs[idx].sum(axis=1))
+    est = rate[1:] - rate[0]
+    reps = boot[:, 1:] - boot[:, :1]
+    out = {}
+    for j, lb in enumerate(labels[1:]):
+        r = reps[:, j]
+        r = r[numpy.isfinite(r)]
+        se = float(numpy.std(r, ddof=1) * math.sqrt(n / (n - 1.0))) if len(r) > 2 else None
+        out[lb] = ratio_summary(float(est[j]) if numpy.isfinite(est[j]) else None, se,
+                                k - 1, level)
+        out[lb].update(n=n, blen=blen, rate=float(math.exp(rate[j + 1]))
+                       if numpy.isfinite(rate[j + 1]) else 0.0)
+    out_base = float(math.exp(rate[0])) if numpy.isfinite(rate[0]) else 0.0
+    star(out)
+    for r in out.values():
+        r["base_rate"] = out_base
+    return out
+
+
+def ratio_summary(est, se, df, level=0.95):
+    """A log ratio @est with standard error @se and @df degrees of freedom
+    as the report shows it: dict log, se, df, ratio, lo, hi (None when
+    not estimable), pct, pct_lo, pct_hi (% change), half (half the
+    interval's width in % points), p, mde80 (the change, in %, that a
+    two-sided 5% test would find with 80% power at this se), sig (set by
+    star())."""
+    r = {"log": est, "se": se, "df": df, "ratio": None, "lo": None, "hi": None, "pct": None,
+         "pct_lo": None, "pct_hi": None, "half": None, "p": None, "mde80": None, "sig": False}
+    if est is None:
+        return r
+    r.update(ratio=math.exp(est), pct=pct(est))
+    if se is None or not df or df < 1:
+        return r
+    t = float(scipy.stats.t.ppf(0.5 + level / 2, df))
+    lo, hi = est - t * se, est + t * se
+    r.update(lo=math.exp(lo), hi=math.exp(hi), pct_lo=pct(lo), pct_hi=pct(hi),
+             half=50 * (math.exp(hi) - math.exp(lo)),
+             p=float(2 * scipy.stats.t.sf(abs(est) / se, df)) if se > 0 else
+             (0.0 if est else 1.0),
+             mde80=pct(se * (t + float(scipy.stats.t.ppf(0.8, df)))))
+    return r
+
+
+def star(ratios):
+    """Sets each summary's sig by Holm's test over all of them."""
+    labels = list(ratios)
+    for lb, s in zip(labels, holm([ratios[lb]["p"] for lb in labels])):
+        ratios[lb]["sig"] = s
+    return ratios
+
+
 def hac_regression(log, wins, level=0.95):
     """Regression of the complete blocks' window log throughput on one dummy
     per non-baseline label and a Legendre polynomial trend in time (degree
@@ -255,7 +368,7 @@ def hac_regression(log, wins, level=0.95):
     lag two blocks' worth of windows) and Student's t with blocks - 1
     degrees of freedom.  Returns {label: (log ratio, lo, hi)} and the
     degree and lag in a dict."""
-    good = set(complete_blocks(log, wins))
+    good = set(complete_blocks(log, wins, positive=True))
     ws = sorted((w for w in wins if w["block"] in good), key=lambda w: w["t_us"])
     labels = [lb for lb in log["labels"] if lb != log["baseline"]]
     nb = len(good)
@@ -336,31 +449,6 @@ def per_second(log, blocks, ratio):
             cover[sec] = cover.get(sec, 0.0) + (t1 - t0) / 1e6
     ts = [float(k) for k in sorted(ops) if cover[k] >= 0.75]
     return ts, [ops[int(k)] / cover[int(k)] for k in ts]
-
-
-def summarize_ratio(x, blen=None):
-    """Bootstrap estimate of exp(mean log ratio) for the series @x: dict
-    ratio, lo, hi (None when too few blocks), n, blen, pct, pct_lo, pct_hi
-    (% change), half (the interval's half-width in % points), sig (the
-    interval excludes 1).  The interval is the bootstrap's or, where wider,
-    Student's t: with few blocks (QUICK=1 runs about 11) the bootstrap
-    resamples only a handful of block runs, and where the two disagree the
-    report keeps the cautious one."""
-    m, lo, hi, b = block_bootstrap_ci(x, blen=blen)
-    if lo is not None:
-        _, tlo, thi = iid_ci(x)
-        if tlo is not None and thi - tlo > hi - lo:
-            lo, hi = tlo, thi
-    r = {"n": len(x), "blen": b, "ratio": None, "lo": None, "hi": None, "pct": None,
-         "pct_lo": None, "pct_hi": None, "half": None, "sig": False}
-    if m is None:
-        return r
-    r.update(ratio=math.exp(m), pct=100 * (math.exp(m) - 1))
-    if lo is not None:
-        r.update(lo=math.exp(lo), hi=math.exp(hi), pct_lo=100 * (math.exp(lo) - 1),
-                 pct_hi=100 * (math.exp(hi) - 1), half=50 * (math.exp(hi) - math.exp(lo)),
-                 sig=bool(lo > 0 or hi < 0))
-    return r
 
 
 def carryover(log, wins, alpha=0.05):
@@ -444,15 +532,100 @@ def aa_label(log):
 
 
 def ratios_at(log, settle_ms):
-    """{label: summarize_ratio(...)} at @settle_ms."""
-    lr = block_ratios(log, windows(log, settle_ms))
-    return {lb: summarize_ratio([v for _, v in xs]) for lb, xs in lr.items()}
+    """{label: family()'s summary} at @settle_ms."""
+    return family(log, windows(log, settle_ms))
+
+
+def drift(log, wins, quarters=4, level=0.95):
+    """Does the effect stay the same over the run?  For each non-baseline
+    label: its ratio (summed operations and time, as family()) in each of
+    @quarters consecutive parts of the complete blocks, and the slope of
+    its per-block log ratio on time (ordinary least squares over the
+    blocks whose windows all completed something; blocks are close to
+    independent once paired within a block) in % points per 100 s, with
+    an interval Bonferroni-corrected over the labels; flag: that interval
+    excludes 0.  Returns {label: {quarters: [pct], slope, lo, hi, flag}}."""
+    labels, ops, secs, t = block_table(log, wins)
+    lr = block_ratios(log, wins)
+    tb = {}
+    for w in wins:
+        tb.setdefault(w["block"], []).append((w["t_us"] + (w["end_us"] or w["t_us"])) / 2e6)
+    m = max(1, len(labels) - 1)
+    out = {}
+    parts = numpy.array_split(numpy.arange(len(ops)), quarters)
+    for j, lb in enumerate(labels[1:], 1):
+        q = []
+        for ix in parts:
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                v = (math.log(ops[ix, j].sum() / secs[ix, j].sum())
+                     - math.log(ops[ix, 0].sum() / secs[ix, 0].sum())) if len(ix) and \
+                    ops[ix, j].sum() > 0 and ops[ix, 0].sum() > 0 else None
+            q.append(pct(v))
+        rec = {"quarters": q, "slope": None, "lo": None, "hi": None, "flag": False}
+        pairs = lr.get(lb, [])
+        if len(pairs) >= 8:
+            x = numpy.array([numpy.mean(tb[b]) for b, _ in pairs])
+            y = numpy.array([v for _, v in pairs])
+            fit = scipy.stats.linregress(x, y)
+            tq = scipy.stats.t.ppf(1 - (1 - level) / (2 * m), len(y) - 2)
+            # the log ratio's slope per 100 s, in % points
+            rec.update(slope=1e4 * fit.slope, lo=1e4 * (fit.slope - tq * fit.stderr),
+                       hi=1e4 * (fit.slope + tq * fit.stderr))
+            rec["flag"] = bool(rec["lo"] > 0 or rec["hi"] < 0)
+        out[lb] = rec
+    return out
+
+
+def settle_check(log, settle_ms, level=0.95):
+    """Does the effect still move after the settle?  With two or more
+    settled sample steps per window: for each label, the first settled
+    step's log ratio (to the baseline's same step in the block) minus the
+    mean of the later settled steps, paired over blocks, with a t interval
+    Bonferroni-corrected over the labels; moving: it excludes 0 (the
+    switch had not finished acting: raise the settle).  Returns None when
+    a window has fewer than two settled steps (nothing to compare), else
+    {label: {pct, lo, hi, n, moving}} (the first settled step against the
+    rest, in % points)."""
+    step = param_ms(log, "sample_ms")
+    tr = windows(log, 0)
+    if not step:
+        return None
+    first = int(math.ceil(settle_ms / step - 1e-9))
+    good = set(complete_blocks(log, tr))
+    by = {}
+    for w in tr:
+        if w["block"] in good and len(w["idx"]) >= 2:
+            by.setdefault(w["block"], {})[w["label"]] = [
+                n / ((t1 - t0) / 1e6) if t1 > t0 else 0.0 for t0, t1, n in window_steps(log, w)]
+    nsteps = min((len(r) for b in by.values() for r in b.values()), default=0)
+    if nsteps - first < 2:
+        return None
+    base = log["baseline"]
+    labels = [lb for lb in log["labels"] if lb != base]
+    out = {}
+    for lb in labels:
+        d = []
+        for b in by.values():
+            x, y = b.get(lb), b.get(base)
+            if not x or not y or min(x[first:nsteps] + y[first:nsteps]) <= 0:
+                continue
+            lr = [math.log(x[k] / y[k]) for k in range(first, nsteps)]
+            d.append(lr[0] - numpy.mean(lr[1:]))
+        rec = {"n": len(d), "pct": None, "lo": None, "hi": None, "moving": False}
+        if len(d) >= 3:
+            m, sd = float(numpy.mean(d)), float(numpy.std(d, ddof=1))
+            tq = scipy.stats.t.ppf(1 - (1 - level) / (2 * len(labels)), len(d) - 1)
+            h = tq * sd / math.sqrt(len(d))
+            rec.update(pct=pct(m), lo=pct(m - h), hi=pct(m + h), moving=bool(m - h > 0 or
+                                                                                m + h < 0))
+        out[lb] = rec
+    return out
 
 
 def settle_table(log, settles=SETTLES_MS):
-    """For each settle (ms, only those below the window) the floor (A/A
-    half-width, % points), the blocks used and each label's ratio:
-    [{settle_ms, blocks, floor, ratios: {label: summarize_ratio}}]."""
+    """For each settle (ms, only those below the window) the A/A copy's
+    half-width (floor, % points), the blocks used and each label's ratio:
+    [{settle_ms, blocks, floor, ratios: {label: family()'s summary}}]."""
     win = param_ms(log, "window_ms")
     aa = aa_label(log)
     rows = []
@@ -461,7 +634,7 @@ def settle_table(log, settles=SETTLES_MS):
             continue
         r = ratios_at(log, s)
         n = max((x["n"] for x in r.values()), default=0)
-        rows.append({"settle_ms": s, "blocks": n, "floor": r[aa]["half"] if aa else None,
+        rows.append({"settle_ms": s, "blocks": n, "floor": r[aa]["half"] if r and aa else None,
                      "ratios": r})
     return rows
 
@@ -486,16 +659,18 @@ def analyse(log, settle_ms=None, ops=None):
 
     Returns a JSON-able dict: baseline, aa_label, labels, window_ms,
     sample_ms, settle_ms, blocks_total, blocks_used, seconds_used (the
-    complete blocks' wall time), baseline_rate (mean ops/s of the baseline's
-    windows in complete blocks), ratios {label: summarize_ratio + iid
-    (t interval lo/hi as ratios) + hac (lo/hi from hac_regression)}, floor
-    (A/A half-width in % points, None without an A/A label), per_second
-    {n, mean, cv, acf {lag: [r, pairs]}} of the per-second throughput in
-    baseline units (see per_second()),
-    carryover (see carryover()), settle_table, stationarity (the baseline
-    windows' t_s, block, label, rate), zero_windows (windows whose counter
-    did not move: their blocks are dropped), hac (the regression's degree
-    and Newey-West lag in windows), ops (nonzero counts), log_errors
+    complete blocks' wall time), baseline_rate (the baseline's operations
+    over its seconds in the complete blocks, the unit of every ops/s
+    figure), ratios {label: family()'s summary + iid (a t interval over
+    per-block log ratios, lo/hi as ratios) + hac (from hac_regression())},
+    aa (the A/A copy's half-width in % points, None without one), drift
+    (see drift()), settle_check (see settle_check()), per_second {n, mean,
+    cv, acf {lag: [r, pairs]}} of the per-second throughput in baseline
+    units (see per_second()), carryover (see carryover()), settle_table,
+    transition, stationarity (the baseline windows' t_s, block, label,
+    rate), zero_windows (windows whose counter did not move: counted as
+    nothing, their blocks kept), hac (the regression's degree and
+    Newey-West lag in windows), ops (nonzero counts), log_errors
     (twig-switch's X lines), error (why nothing could be estimated, or
     None).
     """
@@ -517,28 +692,33 @@ def analyse(log, settle_ms=None, ops=None):
     res["blocks_used"] = len(good)
     gw = [w for w in wins if w["block"] in set(good)]
     res["seconds_used"] = sum((w["end_us"] - w["t_us"]) / 1e6 for w in gw)
-    res["zero_windows"] = sum(1 for w in wins if w["rate"] == 0)
-    if len(good) < 3:
+    res["zero_windows"] = sum(1 for w in gw if w["rate"] == 0)
+    fam = family(log, wins)
+    if not fam:
         res["error"] = "%d complete blocks (need 3)" % len(good)
         return res
+    if not next(iter(fam.values()))["base_rate"]:
+        res["error"] = "the baseline completed no operation in %d blocks" % len(good)
+        return res
     base = log["baseline"]
-    res["baseline_rate"] = float(numpy.mean([w["rate"] for w in gw if w["label"] == base]))
+    res["baseline_rate"] = next(iter(fam.values()))["base_rate"]
     lr = block_ratios(log, wins)
     hac = hac_regression(log, wins)
-    res["hac"] = {"degree": hac["degree"], "lag_windows": hac["lag"]}
-    res["ratios"] = {}
-    for lb, xs in lr.items():
-        v = [x for _, x in xs]
-        r = summarize_ratio(v)
-        _, lo, hi = iid_ci(v)
-        r["iid"] = {"lo": math.exp(lo), "hi": math.exp(hi)}
-        h = hac["ratios"][lb]
-        r["hac"] = {"ratio": math.exp(h[0]), "lo": math.exp(h[1]), "hi": math.exp(h[2])}
+    res["hac"] = {"degree": hac.get("degree"), "lag_windows": hac.get("lag")}
+    res["ratios"] = fam
+    for lb, r in fam.items():
+        v = [x for _, x in lr[lb]]
+        _, lo, hi = iid_ci(v) if v else (None, None, None)
+        r["iid"] = {"lo": math.exp(lo), "hi": math.exp(hi)} if lo is not None else None
         r["series"] = v
-        res["ratios"][lb] = r
+        h = hac.get("ratios", {}).get(lb)
+        r["hac"] = {"ratio": math.exp(h[0]), "lo": math.exp(h[1]),
+                    "hi": math.exp(h[2])} if h else None
     aa = res["aa_label"]
-    res["floor"] = res["ratios"][aa]["half"] if aa else None
-    ts, xs = per_second(log, set(good), {lb: r["ratio"] for lb, r in res["ratios"].items()})
+    res["aa"] = fam[aa]["half"] if aa else None
+    res["drift"] = drift(log, wins)
+    res["settle_check"] = settle_check(log, settle_ms)
+    ts, xs = per_second(log, set(good), {lb: r["ratio"] or 1.0 for lb, r in fam.items()})
     ps = {"n": len(xs), "mean": None, "cv": None, "acf": {}}
     if len(xs) >= 2:
         ps["mean"] = float(numpy.mean(xs))
@@ -548,9 +728,6 @@ def analyse(log, settle_ms=None, ops=None):
     res["carryover"] = carryover(log, wins)
     res["settle_table"] = settle_table(log)
     res["transition"] = transition(log)
-    for row in res["settle_table"]:
-        for r in row["ratios"].values():
-            r.pop("series", None)
     res["stationarity"] = [{"t_s": (w["t0_us"] + w["t1_us"]) / 2e6, "block": w["block"],
                             "label": w["label"], "rate": w["rate"]}
                            for w in gw if w["label"] in (base, aa)]
@@ -595,13 +772,12 @@ def separate_rows(results):
                 if not a or not b:
                     continue
                 r, lo, hi = ratio_ci(a, b)
-                sig = lo is not None and (lo > 1 or hi < 1)
                 unit = next(x["unit"] for x in runs if x["workload"] == wl)
                 out.append((c + " B/A", len(b), mean(b), unit, (r - 1) * 100,
                             None if lo is None else (lo - 1) * 100,
-                            None if hi is None else (hi - 1) * 100, sig))
+                            None if hi is None else (hi - 1) * 100, welch_p(a, b)))
             if out:
-                rows[wl] = out
+                rows[wl] = holm_rows(out)
         return rows
     # KERNELS="6.1 6.12": each kernel's runs against its own baseline
     kernels = sorted({r.get("kernel", "A") for r in runs})
@@ -623,24 +799,30 @@ def _bench_rows(runs, results):
         if not base:
             continue
         unit = next(r["unit"] for r in runs if r["workload"] == wl)
-        out = [(BASELINE, len(base), mean(base), unit, None, None, None, False)]
+        out = [(BASELINE, len(base), mean(base), unit, None, None, None, None)]
         for c in configs_in(results):
             vals = values(runs, wl, c, "A")
             if c == BASELINE or not vals:
                 continue
             r, lo, hi = ratio_ci(base, vals)
-            sig = lo is not None and (lo > 1 or hi < 1)
             out.append((c, len(vals), mean(vals), unit, (r - 1) * 100,
                         None if lo is None else (lo - 1) * 100,
-                        None if hi is None else (hi - 1) * 100, sig))
+                        None if hi is None else (hi - 1) * 100, welch_p(base, vals)))
         aa = values(runs, wl, BASELINE, "B")
         if aa:
             r, lo, hi = ratio_ci(base, aa)
             out.append((BASELINE + "#B", len(aa), mean(aa), unit, (r - 1) * 100,
                         None if lo is None else (lo - 1) * 100,
-                        None if hi is None else (hi - 1) * 100, False))
-        rows[wl] = out
+                        None if hi is None else (hi - 1) * 100, welch_p(base, aa)))
+        rows[wl] = holm_rows(out)
     return rows
+
+
+def holm_rows(out):
+    """Rows whose last field is a p value (None: the baseline or not
+    testable) with it replaced by Holm's verdict over the rows."""
+    sig = holm([row[-1] for row in out])
+    return [row[:-1] + (s,) for row, s in zip(out, sig)]
 
 
 def separate_lines(rows):
@@ -660,15 +842,111 @@ def separate_lines(rows):
     return L
 
 
+ROW = "  %-22s %10s %9s  %-21s %-3s %9s"
+
+
+def ratio_row(label, rate, x, note=""):
+    """One label's line of a summary table."""
+    iv = "[%s, %s]" % (fmt_pct(x["pct_lo"]), fmt_pct(x["pct_hi"])) if x.get("lo") else "—"
+    mde = "±%.1f%%" % x["mde80"] if x.get("mde80") is not None else "—"
+    return ((ROW % (label[:22], fmt_rate(rate), fmt_pct(x.get("pct")), iv,
+                    "*" if x.get("sig") else "", mde)) + note).rstrip()
+
+
+def run_notes(r):
+    """The lines under a run's table: the A/A copy, drift, the settle."""
+    L = ["  A/A %s" % ("±%.1f%%" % r["aa"] if r.get("aa") is not None else
+                       "— (no A/A copy)")]
+    drifting = ["%s %+.1f pts/100 s [%+.1f, %+.1f]" % (lb, d["slope"], d["lo"], d["hi"])
+                for lb, d in (r.get("drift") or {}).items() if d["flag"]]
+    qs = ["%s %s" % (lb, "/".join("%+.0f" % q if q is not None else "?" for q in d["quarters"]))
+          for lb, d in (r.get("drift") or {}).items()]
+    L += textwrap.wrap("drift: %s; by quarter (%%): %s" % (
+        "DRIFTS: " + ", ".join(drifting) if drifting else "no slope excludes 0",
+        "; ".join(qs)), 98, initial_indent="  ", subsequent_indent="    ")
+    sc = r.get("settle_check")
+    if sc is None:
+        L.append("  settle: one settled step per window, its steadiness not checked "
+                 "(switchback.md has the step table)")
+    else:
+        moving = ["%s %+.1f%% [%+.1f, %+.1f]" % (lb, c["pct"], c["lo"], c["hi"])
+                  for lb, c in sc.items() if c["moving"]]
+        L += textwrap.wrap(("settle: STILL MOVING after %g ms (first settled step against the "
+                            "rest): %s; raise SETTLE" % (r.get("settle_ms") or 0,
+                                                         ", ".join(moving)))
+                           if moving else "settle: the settled steps agree (%g ms is enough)"
+                           % (r.get("settle_ms") or 0), 98, initial_indent="  ",
+                           subsequent_indent="    ")
+    return L
+
+
+def combine(runs):
+    """Runs of one workload on one kernel in several boots, combined per
+    label by random_effects() over the boots' log ratios; stars by Holm
+    over the labels.  Returns {label: dict of random_effects() plus the
+    ratio_summary() fields, boots: [each boot's pct]}, the baseline's mean
+    ops/s over the boots, and the variance components: {within: median
+    over labels of a boot's variance of the log ratio times its seconds
+    (per-second variance), between: median tau^2, seconds: mean seconds
+    per boot}."""
+    ok = [r for r in runs if not r.get("error")]
+    labels = [lb for lb in ok[0]["ratios"]] if ok else []
+    out = {}
+    for lb in labels:
+        xs = [r["ratios"][lb] for r in ok if r["ratios"].get(lb, {}).get("se")]
+        re_ = random_effects([x["log"] for x in xs], [x["se"] for x in xs])
+        if re_["k"] >= 2:
+            s = ratio_summary(re_["mu"], re_["se"], re_["df"])
+        else:
+            s = dict(xs[0]) if xs else ratio_summary(None, None, None)
+        s.update({key: re_[key] for key in ("k", "tau2", "q", "q_p", "i2")})
+        s["boots"] = [x["pct"] for x in xs]
+        out[lb] = s
+    star(out)
+    base = float(numpy.mean([r["baseline_rate"] for r in ok])) if ok else None
+    within = [r["ratios"][lb]["se"] ** 2 * r["seconds_used"] for r in ok for lb in labels
+              if r["ratios"][lb].get("se")]
+    between = [x["tau2"] for x in out.values() if x.get("tau2") is not None]
+    comp = {"within": float(numpy.median(within)) if within else None,
+            "between": float(numpy.median(between)) if between else None,
+            "seconds": float(numpy.mean([r["seconds_used"] for r in ok])) if ok else None,
+            "boots": len(ok)}
+    return out, base, comp
+
+
+def plan_line(comp, t=(60, 120, 240), k=(1, 3, 5)):
+    """What the variance components imply (Kalibera and Jones): the 95%
+    half-width of the combined estimate with k boots of s seconds each,
+    sqrt(tau^2 / k + within / (k s)) times Student's t with k - 1 degrees
+    of freedom (z for one boot), in %."""
+    if comp.get("within") is None or comp.get("between") is None:
+        return None
+    cells = []
+    for kk in k:
+        q = float(scipy.stats.t.ppf(0.975, kk - 1)) if kk > 1 else 1.96
+        for ss in t:
+            h = q * math.sqrt(comp["between"] / kk + comp["within"] / (kk * ss))
+            cells.append("%dx%ds ±%.1f%%" % (kk, ss, 100 * math.expm1(h)))
+    return ("variance per boot: within (per s) %.2g, between boots tau %.1f%%; "
+            "half-width for boots x seconds: %s" % (comp["within"],
+                                                    100 * math.sqrt(comp["between"]),
+                                                    ", ".join(cells)))
+
+
 def summary_table(runs, separate=None):
     """The paste-able text (<= 100 columns): for each run dict (analyse()
-    plus name, workload, machine), a machine line when it changes, then the
-    workload's header (blocks, seconds, counted ops), the baseline's ops/s,
-    each label's % change with its 95% interval and a mark ("*": the
-    interval excludes 0), and the floor line."""
+    plus name, workload, machine, boot), a machine line when it changes,
+    then the workload's header (blocks, seconds, counted ops), the
+    baseline's ops/s, each label's ops/s, % change with its 95% interval,
+    Holm's star and the change detectable with 80% power; the A/A copy,
+    drift and settle notes.  Runs of one workload in several boots are
+    then combined (see combine()) into one table with each boot's
+    estimate and the heterogeneity."""
     L = []
     machine = None
+    groups = {}
     for r in runs:
+        groups.setdefault((r.get("kernel", "A"), r.get("workload", "?")), []).append(r)
         if r.get("machine") != machine:
             machine = r.get("machine")
             if L:
@@ -676,8 +954,9 @@ def summary_table(runs, separate=None):
             L.append(machine or "machine: ?")
         L.append("")
         ops = " ".join(sorted(r.get("ops", {}))) or "?"
-        L.append("%s, switchback: %s blocks, %.0f s, window %g ms, settle %g ms"
-                 % (r.get("workload", "?"), r.get("blocks_used", 0), r.get("seconds_used", 0),
+        L.append("%s, switchback%s: %s blocks, %.0f s, window %g ms, settle %g ms"
+                 % (r.get("workload", "?"), " (boot %s)" % r["boot"] if r.get("boot") else "",
+                    r.get("blocks_used", 0), r.get("seconds_used", 0),
                     r.get("window_ms") or 0, r.get("settle_ms") or 0))
         L += textwrap.wrap("ops/s counts completed VFS operations: " + ops, 98,
                            initial_indent="  ", subsequent_indent="    ")
@@ -685,7 +964,7 @@ def summary_table(runs, separate=None):
         warn = ["%s %s" % (k, meta[k]) for k in ("status", "workload_status", "fsck")
                 if meta.get(k, "0") not in ("0", "ok")]
         if r.get("zero_windows"):
-            warn.append("%d windows without a completed operation (their blocks dropped)"
+            warn.append("%d windows without a completed operation (counted as nothing)"
                         % r["zero_windows"])
         if r.get("blocks_total") and r.get("blocks_used", 0) < r["blocks_total"] - 1:
             warn.append("%d of %d blocks used" % (r.get("blocks_used", 0), r["blocks_total"]))
@@ -695,21 +974,47 @@ def summary_table(runs, separate=None):
         if r.get("error"):
             L.append("  no estimate: %s" % r["error"])
             continue
-        L.append("  %-22s %12s %9s  %-21s %s" % ("config", "ops/s", "%change", "95% interval",
-                                                 "sig"))
-        L.append("  %-22s %12s %9s" % (r["baseline"][:22], fmt_rate(r["baseline_rate"]), "base"))
+        L.append((ROW % ("config", "ops/s", "%change", "95% interval", "sig",
+                         "80% power")).rstrip())
+        L.append((ROW % (r["baseline"][:22], fmt_rate(r["baseline_rate"]), "base", "", "",
+                         "")).rstrip())
         for lb, x in r["ratios"].items():
-            iv = "[%s, %s]" % (fmt_pct(x["pct_lo"]), fmt_pct(x["pct_hi"])) if x["lo"] else "—"
-            rate = r["baseline_rate"] * x["ratio"]
-            note = " (A/A)" if lb == r.get("aa_label") else ""
-            row = "  %-22s %12s %9s  %-21s %s%s" % (lb[:22], fmt_rate(rate), fmt_pct(x["pct"]),
-                                                    iv, "*" if x["sig"] else " ", note)
-            L.append(row.rstrip())
-        L.append("  floor (A/A 95%% half-width): %s" % (
-            "±%.1f%%" % r["floor"] if r.get("floor") is not None else "— (no A/A copy)"))
+            L.append(ratio_row(lb, x.get("rate"), x,
+                               " (A/A)" if lb == r.get("aa_label") else ""))
+        L += run_notes(r)
+    for (_, wl), rs in groups.items():
+        ok = [r for r in rs if not r.get("error")]
+        if len(ok) < 2:
+            continue
+        comb, base, comp = combine(ok)
+        aa = ok[0].get("aa_label")
+        L += ["", "%s, switchback, %d boots combined (random effects, Hartung-Knapp t with %d "
+              "df):" % (wl, len(ok), len(ok) - 1)]
+        L.append((ROW % ("config", "ops/s", "%change", "95% interval", "sig",
+                         "80% power")).rstrip())
+        L.append((ROW % (ok[0]["baseline"][:22], fmt_rate(base), "base", "", "", "")).rstrip())
+        for lb, x in comb.items():
+            L.append(ratio_row(lb, base * x["ratio"] if x.get("ratio") else None, x,
+                               " (A/A)" if lb == aa else ""))
+        for lb, x in comb.items():
+            dis = x.get("q_p") is not None and x["q_p"] < 0.05
+            L.append("  %-22s boots %s; I2 %s, Q p %s%s" % (
+                lb[:22], " / ".join(fmt_pct(p) for p in x["boots"]),
+                "%.0f%%" % (100 * x["i2"]) if x.get("i2") is not None else "—",
+                "%.2f" % x["q_p"] if x.get("q_p") is not None else "—",
+                ": BOOTS DISAGREE" if dis else ""))
+        pl = plan_line(comp)
+        if pl:
+            L += textwrap.wrap(pl, 98, initial_indent="  ", subsequent_indent="    ")
     L += separate_lines(separate or {})
-    L += ["", "*: the 95% interval excludes 0 (switchback: block bootstrap over the randomized"
-          " blocks;", "   separate runs: Fieller)"]
+    L += ["", "ops/s: each configuration's operations summed over its settled window parts, "
+          "over their", "   seconds; % change: the ratio of those to the baseline's in the "
+          "same blocks.", "95% interval per row (switchback: block bootstrap over the "
+          "randomized blocks; boots", "   combined: random effects; separate runs: "
+          "Fieller).  *: Holm over each table's rows", "   (family-wise 5%).  80% power: "
+          "the change a 5% test finds 4 times in 5 at that noise.",
+          "These intervals hold for this host on this day: docs/results.md has the spread "
+          "measured", "   between days."]
     return "\n".join(L) + "\n"
 
 
@@ -750,8 +1055,8 @@ def markdown(runs, ftable):
          "Ratios against the baseline within each randomized block; 95%% intervals from a "
          "circular block bootstrap over blocks (block length round(n^(1/3)), seed %d); "
          "the HAC column is a regression on a Legendre time trend with Newey-West errors; "
-         "iid is a t interval that ignores the dependence between blocks.  The floor is "
-         "the A/A copy's interval half-width." % SEED, ""]
+         "iid is a t interval that ignores the dependence between blocks.  A/A is the "
+         "copy's interval half-width: changes well below it are not resolvable.", ""]
     for r in runs:
         L += ["## %s" % r["name"], "", r.get("machine", ""), ""]
         L.append("Status %s; %s of %s blocks complete, %.0f s; window %g ms, sample %g ms, "
@@ -766,14 +1071,29 @@ def markdown(runs, ftable):
         if r.get("error"):
             L += ["No estimate: %s." % r["error"], ""]
             continue
-        L += ["| label | ratio | 95% (block bootstrap) | 95% (HAC) | 95% (iid) | blocks | "
-              "bootstrap block |", "|---|---|---|---|---|---|---|"]
+        L += ["| label | ratio | 95% (block bootstrap) | 95% (HAC) | 95% (iid) | p | "
+              "80% power | blocks | bootstrap block |",
+              "|---|---|---|---|---|---|---|---|---|"]
+
+        def iv(d):
+            return "%.4f–%.4f" % (d["lo"], d["hi"]) if d and d.get("lo") else "—"
         for lb, x in r["ratios"].items():
-            L.append("| %s | %.4f | %s | %.4f–%.4f | %.4f–%.4f | %d | %d |" % (
-                lb, x["ratio"], "%.4f–%.4f" % (x["lo"], x["hi"]) if x["lo"] else "—",
-                x["hac"]["lo"], x["hac"]["hi"], x["iid"]["lo"], x["iid"]["hi"], x["n"], x["blen"]))
-        L += ["", "Floor (A/A half-width): %s." % ("±%.2f%%" % r["floor"]
-                                                   if r.get("floor") is not None else "none"), ""]
+            L.append("| %s | %.4f | %s | %s | %s | %s | %s | %d | %d |" % (
+                lb, x["ratio"] or 0, iv(x), iv(x.get("hac")), iv(x.get("iid")),
+                "%.3g" % x["p"] if x.get("p") is not None else "—",
+                "±%.1f%%" % x["mde80"] if x.get("mde80") is not None else "—",
+                x["n"], x["blen"]))
+        L += [""] + run_notes(r) + [""]
+        L += ["### Drift: % change by quarter of the run, slope", "",
+              "| label | Q1 | Q2 | Q3 | Q4 | slope, pts/100 s | 95% (Bonferroni) |",
+              "|---|---|---|---|---|---|---|"]
+        for lb, d in (r.get("drift") or {}).items():
+            L.append("| %s | %s | %s | %s |" % (
+                lb, " | ".join(fmt_pct(q) for q in d["quarters"]),
+                "%+.1f" % d["slope"] if d["slope"] is not None else "—",
+                "%+.1f, %+.1f%s" % (d["lo"], d["hi"], " **drifts**" if d["flag"] else "")
+                if d["lo"] is not None else "—"))
+        L.append("")
         ps = r["per_second"]
         if ps["cv"] is not None:
             L.append("Per second, in baseline units (%d seconds, every window's ops/s over "
@@ -792,7 +1112,7 @@ def markdown(runs, ftable):
                     "%.4f–%.4f" % (g["lo"], g["hi"]) if g["lo"] is not None else "—",
                     "%.3g" % c["p"] if c["p"] is not None else "—",
                     "**yes**" if c["flag"] else ""))
-        L += ["", "### Settle", "", "| settle ms | blocks | floor | " +
+        L += ["", "### Settle", "", "| settle ms | blocks | A/A ± | " +
               " | ".join(r["ratios"]) + " |", "|---|---|---|" + "---|" * len(r["ratios"])]
         for row in r["settle_table"]:
             L.append("| %g | %d | %s | %s |" % (
@@ -820,8 +1140,8 @@ def markdown(runs, ftable):
             L += ["Stationarity: %s" % ", ".join(
                 "[%s](%s)" % (f, f) for f in (r.get("csv"), r.get("plot")) if f), ""]
     if ftable:
-        L += ["## Floor by window and settle (all runs)", "",
-              "| window ms | settle ms | runs | mean floor |", "|---|---|---|---|"]
+        L += ["## A/A half-width by window and settle (all runs)", "",
+              "| window ms | settle ms | runs | mean A/A ± |", "|---|---|---|---|"]
         for row in ftable:
             L.append("| %g | %g | %d | ±%.2f%% |" % (row["window_ms"] or 0, row["settle_ms"],
                                                      row["runs"], row["floor_mean"]))
@@ -861,7 +1181,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results")
     ap.add_argument("--settle", type=float, help="settle time in ms (default: meta.txt's "
-                    "settle_ms, else %d)" % DEFAULT_SETTLE_MS)
+                    "settle_ms when a number, else the workload's: benchlib/defs.py)")
     ap.add_argument("--out", help="output folder (default: the results folder)")
     a = ap.parse_args(argv)
     found = find_runs(a.results)
@@ -878,16 +1198,17 @@ def main(argv=None):
         meta = read_kv(os.path.join(rdir, "meta.txt"))
         log = read_log(os.path.join(rdir, "switch.log"))
         logs.append(log)
+        wl = meta.get("workload") or re.sub(r"^\d+-", "", os.path.basename(rdir))
         settle = a.settle
-        if settle is None and meta.get("settle_ms"):
+        if settle is None:
             try:
-                settle = float(meta["settle_ms"])
+                settle = float(meta.get("settle_ms", ""))
             except ValueError:
-                pass
+                settle = settle_for(wl)
         r = analyse(log, settle, read_ops(os.path.join(rdir, "ops.txt")))
         name = "%s-%s" % (boot, os.path.basename(rdir))
-        wl = meta.get("workload") or re.sub(r"^\d+-", "", os.path.basename(rdir))
         r.update(name=name, dir=os.path.relpath(rdir, a.results), workload=wl,
+                 boot=boot.split("-")[1], kernel=klabel,
                  status=meta.get("status", "?"), meta=meta,
                  machine=machine_line(host, read_kv(os.path.join(a.results, boot,
                                                                  "guest-info.txt")), klabel))

@@ -56,3 +56,14 @@ def wl_clients(workload):
     _, _, n = workload.partition("@")
     return int(n) if n.isdigit() else None
 
+
+# The part of each switchback window dropped after a switch, in ms: the
+# step table (switchback.md, "After a switch") showed lookup's gain
+# building over its first 200 ms; dbench's and create-own's effects are
+# below a step's noise, and their windows keep more at 100.
+SETTLE_MS = {"lookup": 200}
+DEFAULT_SETTLE_MS = 100
+
+
+def settle_for(workload):
+    return SETTLE_MS.get(wl_base(workload), DEFAULT_SETTLE_MS)

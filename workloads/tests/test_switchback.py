@@ -86,7 +86,7 @@ def ar1(rng, n, phi, sd):
 
 def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000.0,
               fast_sd=0.19, slow_sd=0.19, fast_1s=0.5, slow_1s=0.97, trend=0.2, leak=None,
-              leak_ms=500, partial=2, onset_ms=0):
+              leak_ms=500, partial=2, onset_ms=0, stall=None):
     """A twig-switch log: log throughput per sample step is a fast AR(1)
     (lag-1 s correlation @fast_1s) plus a slow one (@slow_1s), equal parts
     by default (so per second about 0.75 at 1 s, 0.45 at 5 s, 0.35 at 10 s,
@@ -96,7 +96,8 @@ def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000
     block.  @leak: a label whose effect also holds in the first @leak_ms
     of the window after its own.  @onset_ms: every window's first
     @onset_ms keeps the effect of the window before it (a switch that takes
-    that long to act)."""
+    that long to act).  @stall: (label, p): each window of that label
+    completes nothing with probability p."""
     rng = numpy.random.default_rng(seed)
     labels = list(effects)
     order = []
@@ -116,6 +117,8 @@ def synth_log(seed, effects, blocks=40, window_ms=2000, sample_ms=100, rate=5000
             eff[k * per:k * per + leak_ms // sample_ms] = effects[leak]
         if onset_ms and k:
             eff[k * per:k * per + onset_ms // sample_ms] = effects[order[k - 1][1]]
+        if stall and lb == stall[0] and rng.random() < stall[1]:
+            eff[k * per:(k + 1) * per] = 0
     counts = numpy.concatenate([[0], numpy.round(numpy.cumsum(rate * numpy.exp(x) * eff
                                                               * sample_ms / 1000.0))])
     L = ["# twig-switch 1", "param window_ms %d" % window_ms, "param sample_ms %d" % sample_ms,
@@ -171,16 +174,45 @@ class Cutting(unittest.TestCase):
 
     def test_blocks(self):
         w = sb.windows(self.log, 0)
-        # block 1 has a window whose counter did not move, block 3 is
-        # incomplete: only block 2 is left
-        self.assertEqual(sb.complete_blocks(self.log, w), [2])
+        # block 1 has a window whose counter did not move: it counts (as
+        # nothing); block 3 is incomplete
+        self.assertEqual(sb.complete_blocks(self.log, w), [1, 2])
+        # the per-block log ratios (drift, carry-over) need every window
+        # to have completed something: only block 2
+        self.assertEqual(sb.complete_blocks(self.log, w, positive=True), [2])
         r = sb.block_ratios(self.log, w)
         self.assertEqual(set(r), {"b", "a#B"})
         self.assertAlmostEqual(r["b"][0][1], math.log(800 / 400.0))
         self.assertAlmostEqual(r["a#B"][0][1], math.log(400 / 400.0))
         a = sb.analyse(self.log, 0)
-        self.assertEqual((a["blocks_total"], a["blocks_used"], a["zero_windows"]), (3, 1, 1))
+        self.assertEqual((a["blocks_total"], a["blocks_used"], a["zero_windows"]), (3, 2, 1))
         self.assertIn("complete blocks", a["error"])
+
+    def test_zero_window_counts_as_nothing(self):
+        # summed operations over summed seconds: a#B's stalled window in
+        # block 1 halves its rate over the two blocks instead of dropping
+        # block 1 (which would read a#B as equal to a)
+        labels, ops, secs, t = sb.block_table(self.log, sb.windows(self.log, 0))
+        self.assertEqual(labels, ["a", "b", "a#B"])
+        self.assertEqual(ops.tolist(), [[400, 4000, 0], [400, 800, 400]])
+        self.assertTrue(numpy.allclose(secs, 1.0, atol=1e-4))
+        self.assertEqual(t.tolist(), [2.5, 5.5])
+        self.assertEqual(sb.family(self.log, sb.windows(self.log, 0)), {})  # 2 blocks
+
+    def test_stalls_lower_the_estimate(self):
+        # "st" completes nothing in a fifth of its windows and runs at the
+        # baseline's speed otherwise: it is 20% slower, which dropping the
+        # stalled blocks would hide
+        eff = {"base": 1.0, "st": 1.0, "base#B": 1.0}
+        log = sb.parse_log(synth_log(8, eff, blocks=200, window_ms=300, fast_sd=0.05,
+                                     slow_sd=0.05, stall=("st", 0.2)))
+        a = sb.analyse(log, 100)
+        self.assertGreater(a["zero_windows"], 20)
+        self.assertEqual(a["blocks_used"], 200)
+        st = a["ratios"]["st"]
+        self.assertTrue(st["lo"] < 0.8 < st["hi"], st)
+        self.assertTrue(st["sig"])
+        self.assertLess(abs(a["ratios"]["base#B"]["pct"]), 5)
 
     def test_flat_counter(self):
         text = "\n".join(ln if not ln.startswith("S ") else " ".join(ln.split()[:2] + ["7"])
@@ -189,8 +221,10 @@ class Cutting(unittest.TestCase):
         w = sb.windows(log, 0)
         self.assertTrue(all(x["rate"] == 0 for x in w))
         a = sb.analyse(log, 0)
-        self.assertEqual(a["blocks_used"], 0)
-        self.assertTrue(a["error"])
+        self.assertEqual(a["blocks_used"], 2)
+        self.assertIn("complete blocks", a["error"])
+        a = sb.analyse(sb.parse_log(synth_log(1, EFFECTS, blocks=5, rate=0.0)), 0)
+        self.assertIn("baseline completed no operation", a["error"])
         self.assertIn("no estimate", sb.summary_table([dict(a, workload="x", machine="m")]))
 
     def test_settle_must_be_below_window(self):
@@ -202,7 +236,7 @@ class Cutting(unittest.TestCase):
         log = sb.parse_log(HAND.replace("E 8000000\n", ""))
         w = sb.windows(log, 0)
         self.assertIsNone(w[-1]["rate"])
-        self.assertEqual(sb.complete_blocks(log, w), [2])
+        self.assertEqual(sb.complete_blocks(log, w), [1, 2])
 
     def test_cut_short_and_error_line(self):
         # twig-switch stopped 0.5 s into block 2's last window: that block
@@ -214,7 +248,7 @@ class Cutting(unittest.TestCase):
         w = sb.windows(log, 0)
         self.assertEqual(len(w), 6)
         self.assertIsNone(w[-1]["rate"])
-        self.assertEqual(sb.complete_blocks(log, w), [])
+        self.assertEqual(sb.complete_blocks(log, w), [1])
         self.assertEqual(sb.analyse(log, 0)["log_errors"], log["errors"])
 
     def test_arbitrary_labels(self):
@@ -296,7 +330,7 @@ class Coverage(unittest.TestCase):
                 cover["hac"][lb] += r["hac"]["lo"] <= true <= r["hac"]["hi"]
                 s = numpy.array(r["series"])
                 lag1.append(numpy.corrcoef(s[:-1], s[1:])[0, 1])
-            floors.append(a["floor"])
+            floors.append(a["aa"])
         cls.result = ({m: {lb: c / float(cls.N) for lb, c in d.items()} for m, d in cover.items()},
                       floors, float(numpy.mean(lag1)), a)
         return cls.result
@@ -478,31 +512,70 @@ class Output(unittest.TestCase):
         L = text.splitlines()
         self.assertEqual(L[0], "machine: 2 vCPUs, tcg, Linux 6.1.192, patches 0001 0002, "
                          "twigfs 0123456789ab")
-        self.assertEqual(L[2], "dbench, switchback: 30 blocks, 240 s, window 2000 ms, "
+        self.assertEqual(L[2], "dbench, switchback (boot 1): 30 blocks, 240 s, window 2000 ms, "
                          "settle 500 ms")
         self.assertEqual(L[3], "  ops/s counts completed VFS operations: create lookup write")
         del L[3]
-        self.assertEqual(L[3].split(), ["config", "ops/s", "%change", "95%", "interval", "sig"])
+        self.assertEqual(L[3].split(), ["config", "ops/s", "%change", "95%", "interval", "sig",
+                                        "80%", "power"])
         self.assertEqual(L[4].split()[0::2], ["mutex-nospin", "base"])
         rows = {ln.split()[0]: ln for ln in L[5:8]}
         pct = r"\d+\.\d%"
         self.assertRegex(rows["spin512"],
-                         r"^  spin512 +\d+ +\+P +\[\+P, \+P\] +\*$".replace("P", pct))
-        self.assertRegex(rows["mutex-owner"], r" -P +\[-P, -P\] +\*$".replace("P", pct))
+                         r"^  spin512 +\d+ +\+P +\[\+P, \+P\] +\* +±P$".replace("P", pct))
+        self.assertRegex(rows["mutex-owner"], r" -P +\[-P, -P\] +\* +±P$".replace("P", pct))
         self.assertRegex(rows["mutex-nospin#B"],
-                         r" [-+]P +\[-P, \+P\] +\(A/A\)$".replace("P", pct))
+                         r" [-+]P +\[-P, \+P\] +±P \(A/A\)$".replace("P", pct))
         data = json.load(open(os.path.join(self.dir, "switchback.json")))
         r = data["runs"][0]
-        self.assertEqual(L[8], "  floor (A/A 95%% half-width): ±%.1f%%" % r["floor"])
-        self.assertAlmostEqual(r["floor"], r["ratios"]["mutex-nospin#B"]["half"])
+        self.assertEqual(L[8], "  A/A ±%.1f%%" % r["aa"])
+        self.assertAlmostEqual(r["aa"], r["ratios"]["mutex-nospin#B"]["half"])
+        self.assertTrue(L[9].startswith("  drift: "), L[9])
+        # ops/s: summed operations over summed seconds, so each row's
+        # figure over the baseline's is the ratio
+        base = float(L[4].split()[1])
+        for lb in ("spin512", "mutex-owner"):
+            self.assertLess(abs(float(rows[lb].split()[1]) / base / r["ratios"][lb]["ratio"] - 1),
+                            0.01)
         # the % change column agrees with the JSON and with the true effect
         self.assertIn("%+.1f%%" % r["ratios"]["spin512"]["pct"], rows["spin512"])
         self.assertTrue(r["ratios"]["spin512"]["lo"] < 1.3 < r["ratios"]["spin512"]["hi"])
         self.assertTrue(all(len(ln) <= 100 for ln in L))
-        # aligned columns: the % change column is characters 38-46 of every row
-        self.assertEqual(L[3][38:47], "  %change")
+        # aligned columns: the % change column is characters 36-44 of every row
+        self.assertEqual(L[3][36:45], "  %change")
         for lb, ln in rows.items():
-            self.assertEqual(ln[38:47].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
+            self.assertEqual(ln[36:45].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
+
+    def test_boots_combined(self):
+        """The same workload in three boots: one combined table with each
+        boot's estimate and the heterogeneity."""
+        eff = {"mutex-nospin": 1.0, "spin512": 1.3, "mutex-owner": 0.8, "mutex-nospin#B": 1.0}
+        for n in (2, 3):
+            run = os.path.join(self.dir, "boot-%d-A" % n, "switchback", "001-dbench")
+            os.makedirs(run)
+            shutil.copy(os.path.join(self.dir, "boot-1-A", "guest-info.txt"),
+                        os.path.join(self.dir, "boot-%d-A" % n))
+            with open(os.path.join(run, "switch.log"), "w") as f:
+                f.write(synth_log(5 + n, eff, blocks=30))
+            shutil.copy(os.path.join(self.dir, "boot-1-A", "switchback", "001-dbench",
+                                     "meta.txt"), run)
+        _, text = self.main()
+        L = text.splitlines()
+        i = L.index("dbench, switchback, 3 boots combined (random effects, Hartung-Knapp t "
+                    "with 2 df):")
+        rows = {ln.split()[0]: ln for ln in L[i + 3:i + 6]}
+        data = json.load(open(os.path.join(self.dir, "switchback.json")))
+        runs = data["runs"]
+        self.assertEqual([x["boot"] for x in runs], ["1", "2", "3"])
+        comb, _, _ = sb.combine(runs)
+        self.assertEqual(comb["spin512"]["k"], 3)
+        self.assertIn("%+.1f%%" % comb["spin512"]["pct"], rows["spin512"])
+        self.assertTrue(comb["spin512"]["lo"] < 1.3 < comb["spin512"]["hi"])
+        per = [ln for ln in L[i + 6:i + 9] if ln.split()[0] == "spin512"][0]
+        self.assertIn(" / ".join("%+.1f%%" % x["ratios"]["spin512"]["pct"] for x in runs), per)
+        self.assertIn("I2 ", per)
+        self.assertTrue(any(ln.startswith("  variance per boot") for ln in L[i:]))
+        self.assertTrue(all(len(ln) <= 100 for ln in L))
 
     def test_separate_runs_in_summary(self):
         """rwsem measured in separate runs: its row, from results.json, with
@@ -559,7 +632,7 @@ class Output(unittest.TestCase):
         self.assertEqual(sorted(r["per_second"]["acf"]), ["1", "10", "2", "5"])
         md = open(os.path.join(out, "switchback.md")).read()
         for s in ("Carry-over", "### Settle", "autocorrelation", "lookup (5000)",
-                  "Floor by window and settle"):
+                  "A/A half-width by window and settle"):
             self.assertIn(s, md)
         csvf = os.path.join(out, "stationarity-boot-1-A-001-dbench.csv")
         rows = open(csvf).read().splitlines()
