@@ -14,7 +14,7 @@ export TWIG_CACHE ?= $(HOME)/.cache/twigfs
 export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
-	crafted fuzz crash crashpoints fsx bench aa profile compare clean
+	crafted fuzz crash crashpoints fsx bench aa profile compare calibrate clean
 
 all: tools module
 
@@ -73,6 +73,11 @@ fsx: deps
 
 bench: deps
 	@workloads/bench.sh
+
+# The switchback analysis on seeded synthetic runs at the bench's defaults
+# (coverage, bias, false stars; make test runs the same with 300 a cell).
+calibrate: deps
+	@CALIB_N=$(or $(N),1000) /usr/bin/python3 workloads/tests/test_switchback.py
 
 aa: deps
 	@workloads/bench.sh --aa

@@ -400,6 +400,125 @@ class Coverage(unittest.TestCase):
         self.assertLessEqual(aa, 1)
 
 
+class Calibration(unittest.TestCase):
+    """The analysis at the bench's defaults, on seeded synthetic runs like
+    the host's: 300 ms windows of 100 ms samples, five labels (the
+    baseline, +10%, +5%, two null ones of which the A/A copy), 160 blocks
+    (a 240 s run), fast AR noise (0.44 from one 100 ms step to the next),
+    a slow AR component and a drift over the run.  Asserted: 95% intervals
+    cover the true ratio in at least 93% of runs, the mean estimate is off
+    by at most a quarter of the mean half-width, and a table with null
+    labels has a false star in at most 5% of runs (within the simulation's
+    own error), with and without a 200 ms onset at the settle meant for
+    it, with stalls, and over three boots whose effect differs.  CALIB_N
+    runs per cell (default 300; `make calibrate` runs 1000)."""
+    N = int(os.environ.get("CALIB_N", "300"))
+    EFF = {"nospin": 1.0, "spin512": 1.10, "owner": 1.05, "osq": 1.0, "nospin#B": 1.0}
+    NULL = ("osq", "nospin#B")
+
+    @staticmethod
+    def synth(seed, eff, settle=100, onset=0, stall=None, tau=0.0):
+        if tau:
+            rng = numpy.random.default_rng(seed + 77)
+            eff = {lb: (v * math.exp(rng.normal(0, tau)) if lb not in ("nospin", "nospin#B")
+                        else v) for lb, v in eff.items()}
+        log = sb.parse_log(synth_log(seed, eff, blocks=160, window_ms=300, sample_ms=100,
+                                     fast_sd=0.2, slow_sd=0.15, fast_1s=0.44 ** 10,
+                                     slow_1s=0.97, trend=0.2, onset_ms=onset, stall=stall))
+        return log
+
+    def check(self, name, seed0, truth, settle=100, onset=0, stall=None):
+        cover = {lb: 0 for lb in truth}
+        est = {lb: [] for lb in truth}
+        half = {lb: [] for lb in truth}
+        false_star = 0
+        for s in range(self.N):
+            log = self.synth(seed0 + s, self.EFF, settle, onset, stall)
+            f = sb.family(log, sb.windows(log, settle))
+            for lb, true in truth.items():
+                r = f[lb]
+                cover[lb] += r["lo"] <= true <= r["hi"]
+                est[lb].append(math.log(r["ratio"] / true))
+                half[lb].append(math.log(r["hi"] / r["lo"]) / 2)
+            false_star += any(f[lb]["sig"] for lb in self.NULL if truth[lb] == 1.0)
+        cov = {lb: c / float(self.N) for lb, c in cover.items()}
+        bias = {lb: float(numpy.mean(v)) for lb, v in est.items()}
+        hw = {lb: float(numpy.mean(v)) for lb, v in half.items()}
+        fw = false_star / float(self.N)
+        print("INFO calibration %s, %d runs: coverage %s; bias/half-width %s; "
+              "family-wise false stars %.3f" % (
+                  name, self.N, " ".join("%s %.3f" % kv for kv in cov.items()),
+                  " ".join("%s %+.2f" % (lb, bias[lb] / hw[lb]) for lb in bias), fw))
+        # a 5% rate seen in N runs: allow two of its standard errors
+        slack = 2 * math.sqrt(0.05 * 0.95 / self.N)
+        for lb in truth:
+            self.assertGreaterEqual(cov[lb], 0.93, (name, lb, cov))
+            self.assertLessEqual(abs(bias[lb]), hw[lb] / 4, (name, lb, bias, hw))
+        self.assertLessEqual(fw, 0.05 + slack, (name, fw))
+
+    def truth(self, stall=None):
+        t = {lb: v for lb, v in self.EFF.items() if lb != "nospin"}
+        if stall:
+            t[stall[0]] *= 1 - stall[1]
+        return t
+
+    def test_defaults(self):
+        self.check("settle 100", 20000, self.truth())
+
+    def test_onset_at_its_settle(self):
+        self.check("200 ms onset, settle 200", 30000, self.truth(), settle=200, onset=200)
+
+    def test_stalls(self):
+        stall = ("owner", 0.05)
+        self.check("owner stalls 5% of windows", 40000, self.truth(stall), stall=stall)
+
+    def test_settle_check(self):
+        """A settle shorter than the onset is flagged in most runs (+20%,
+        lookup-like, reached only after 200 ms); one long enough is not
+        (at most the check's own 5%)."""
+        eff = dict(self.EFF, spin512=1.2)
+        n = max(20, self.N // 5)
+        short = sum(any(c["moving"] for c in sb.settle_check(
+            self.synth(50000 + s, eff, onset=200), 100).values()) for s in range(n))
+        ok = sum(any(c["moving"] for c in sb.settle_check(
+            self.synth(51000 + s, eff), 100).values()) for s in range(n))
+        print("INFO settle check: flagged %d of %d runs with a 200 ms onset at settle 100, "
+              "%d of %d without an onset" % (short, n, ok, n))
+        self.assertGreaterEqual(short, 0.8 * n)
+        self.assertLessEqual(ok, 0.05 * n + 2 * math.sqrt(0.05 * 0.95 * n))
+
+    def test_boots_with_between_boot_variance(self):
+        """Three boots whose effects differ (log SD 0.03 between boots):
+        the combined interval covers the mean effect; the null labels
+        (no between-boot variance) get a false star in at most 5%."""
+        n = max(30, self.N // 3)
+        truth = self.truth()
+        cover = {lb: 0 for lb in truth}
+        half = {}
+        false_star = 0
+        for s in range(n):
+            runs = []
+            for b in range(3):
+                log = self.synth(60000 + 10 * s + b, self.EFF, tau=0.03)
+                f = sb.family(log, sb.windows(log, 100))
+                runs.append({"ratios": f, "baseline_rate": f["osq"]["base_rate"],
+                             "seconds_used": 240.0})
+            comb, _, _ = sb.combine(runs)
+            for lb, true in truth.items():
+                cover[lb] += comb[lb]["lo"] <= true <= comb[lb]["hi"]
+                half.setdefault(lb, []).append(comb[lb]["half"])
+            false_star += any(comb[lb]["sig"] for lb in self.NULL)
+        cov = {lb: c / float(n) for lb, c in cover.items()}
+        print("INFO calibration 3 boots, between-boot SD 3%%, %d sets: coverage %s; "
+              "mean half-width %s; family-wise false stars %.3f" % (
+                  n, " ".join("%s %.3f" % kv for kv in cov.items()),
+                  " ".join("%s %.1f%%" % (lb, numpy.mean(v)) for lb, v in half.items()),
+                  false_star / float(n)))
+        for lb, c in cov.items():
+            self.assertGreaterEqual(c, 0.93, (lb, cov))
+        self.assertLessEqual(false_star / float(n), 0.05 + 2 * math.sqrt(0.05 * 0.95 / n))
+
+
 class Carryover(unittest.TestCase):
     EFF = {"base": 1.0, "slow": 0.5, "other": 1.0, "base#B": 1.0}
 
