@@ -537,6 +537,13 @@ static void twig_sysfs_del(struct twig_fs_info *fs)
 	wait_for_completion(&fs->kobj_unregister);
 }
 
+static void twig_free_fs(struct twig_fs_info *fs)
+{
+	free_percpu(fs->op_stats);
+	kfree(fs->super_copy);
+	kfree(fs);
+}
+
 static void twig_put_super(struct super_block *sb)
 {
 	struct twig_fs_info *fs = twig_sb(sb);
@@ -552,8 +559,7 @@ static void twig_put_super(struct super_block *sb)
 	twig_sysfs_del(fs);
 	twig_core_close(fs);
 	sb->s_fs_info = NULL;
-	kfree(fs->super_copy);
-	kfree(fs);
+	twig_free_fs(fs);
 }
 
 static const struct super_operations twig_super_ops = {
@@ -567,13 +573,6 @@ static const struct super_operations twig_super_ops = {
 	.statfs		= twig_statfs,
 	.show_options	= twig_show_options,
 };
-
-static void twig_free_fs(struct twig_fs_info *fs)
-{
-	free_percpu(fs->op_stats);
-	kfree(fs->super_copy);
-	kfree(fs);
-}
 
 static int twig_fill_super(struct super_block *sb, struct fs_context *fc)
 {

@@ -132,5 +132,37 @@ fi
 check mount-ro mount -t twigfs -o ro "$DEV" "$MNT"
 expect_err ro-write "Read-only" touch "$MNT/x"
 umount "$MNT"
+
+# What a mount allocates goes back at unmount.  Per-CPU memory is seen
+# only in whole pages (Percpu in /proc/meminfo), so count many cycles:
+# the per-mount operation counters alone are 96 bytes a CPU, and a leak
+# of them would grow Percpu by twice the limit below.
+percpu_kb() { awk '$1 == "Percpu:" { print $2 }' /proc/meminfo; }
+cycles() {
+	_i=0
+	while [ "$_i" -lt "$1" ]; do
+		mount_twig || return 1
+		umount "$MNT" || return 1
+		_i=$((_i + 1))
+	done
+}
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+leak_cycles=400
+if cycles 20; then
+	before=$(percpu_kb)
+	if cycles $leak_cycles; then
+		grown=$(($(percpu_kb) - before))
+		limit=$((leak_cycles * 96 * ncpu / 2 / 1024))
+		if [ "$grown" -lt "$limit" ]; then
+			pass "umount-percpu: ${grown} kB after $leak_cycles mounts (limit $limit)"
+		else
+			fail umount-percpu "Percpu grew by $grown kB in $leak_cycles mount/umount cycles (limit $limit kB)"
+		fi
+	else
+		fail umount-percpu "a mount/umount cycle failed"
+	fi
+else
+	fail umount-percpu "a mount/umount cycle failed"
+fi
 mount_twig
 finish
