@@ -34,7 +34,9 @@ mount_fails bad-commit-zero "Invalid argument" "commit" -o commit=0 "$DEV" "$MNT
 mount_fails bad-commit-text "Invalid argument" "commit" -o commit=soon "$DEV" "$MNT"
 mount_fails unknown-option "Invalid argument" "Unknown parameter" -o frobnicate "$DEV" "$MNT"
 mount_fails bad-spin-text "Invalid argument" "spin" -o spin=lots "$DEV" "$MNT"
-mount_fails bad-spin-range "Invalid argument" "out of range" -o spin=1048577 "$DEV" "$MNT"
+# the trylock loop runs with the parents' locks held: at most 1024 rounds
+mount_fails bad-spin-range "Invalid argument" "out of range" -o spin=1025 "$DEV" "$MNT"
+mount_fails bad-spin-huge "Invalid argument" "out of range" -o spin=1048576 "$DEV" "$MNT"
 mount_fails spin-rwsem "Invalid argument" "has no trylock loop" -o lock=rwsem,spin=8 "$DEV" "$MNT"
 
 # A device that is not twigfs, and a twigfs with a damaged superblock.
@@ -91,13 +93,17 @@ expect_err remount-lock-change "Invalid argument" mount -o remount,lock=rwsem,co
 # spin=: a mount option, a remount option and a sysfs value, all one
 check sysfs-spin-write sh -c "echo 300 >$sys/spin"
 eq sysfs-spin-read 300 "$(cat "$sys/spin")"
-expect_err sysfs-spin-range "Invalid argument" sh -c "echo 1048577 >$sys/spin"
+check sysfs-spin-max sh -c "echo 1024 >$sys/spin"
+expect_err sysfs-spin-range "Invalid argument" sh -c "echo 1025 >$sys/spin"
+expect_err sysfs-spin-huge "Invalid argument" sh -c "echo 1048576 >$sys/spin"
+check sysfs-spin-back sh -c "echo 300 >$sys/spin"
 expect_err sysfs-spin-text "Invalid argument" sh -c "echo many >$sys/spin"
 eq sysfs-spin-kept 300 "$(cat "$sys/spin")"
 case $(grep " $MNT " /proc/mounts) in
 *lock=mutex,spin=300*) pass show-options-spin ;;
 *) fail show-options-spin "/proc/mounts: $(grep " $MNT " /proc/mounts)" ;;
 esac
+expect_err remount-spin-range "Invalid argument" mount -o remount,spin=1025 "$MNT"
 check remount-spin mount -o remount,spin=0 "$MNT"
 eq remount-spin-sysfs 0 "$(cat "$sys/spin")"
 check remount-spin512 mount -o remount,lock=spin512 "$MNT"
