@@ -520,6 +520,70 @@ def transition(log, steps=MAX_STEPS):
     return {"step_ms": param_ms(log, "sample_ms"), "steps": n, "labels": out}
 
 
+def read_hoststat(path):
+    """bench.sh's hoststat.txt: (epoch seconds, cumulative steal ticks,
+    cumulative total ticks) as arrays, or None without the file."""
+    rows = []
+    try:
+        with open(path) as f:
+            for line in f:
+                v = line.split()
+                if len(v) >= 9 and not line.startswith("#"):
+                    try:
+                        x = [float(a) for a in v[:9]]
+                    except ValueError:
+                        continue
+                    rows.append((x[0], x[8], sum(x[1:9])))
+    except OSError:
+        return None
+    if len(rows) < 2:
+        return None
+    a = numpy.array(rows)
+    return a[:, 0], a[:, 1], a[:, 2]
+
+
+def host_steal(log, wins, hs):
+    """The host's steal time under a run: for each complete block its
+    share of the host's CPU time stolen (from @hs, read_hoststat()'s
+    arrays, mapped onto the log by its param realtime_us), the run's mean
+    and worst block, and per label the slope of the block's log ratio on
+    that share (% change per point of steal, 95% t interval): whether the
+    host's neighbours move the effect.  None when the log or the host
+    lacks what it takes."""
+    r0 = param_ms(log, "realtime_us")
+    if hs is None or r0 is None:
+        return None
+    t, steal, total = hs
+    good = complete_blocks(log, wins, positive=True)
+    span = {}
+    for w in wins:
+        if w["block"] in good:
+            a, b = span.get(w["block"], (math.inf, -math.inf))
+            span[w["block"]] = (min(a, w["t_us"]), max(b, w["end_us"]))
+    share = {}
+    for blk, (a, b) in span.items():
+        ea, eb = (r0 + a) / 1e6, (r0 + b) / 1e6
+        if ea < t[0] or eb > t[-1]:
+            continue
+        dt = numpy.interp(eb, t, total) - numpy.interp(ea, t, total)
+        if dt > 0:
+            share[blk] = 100 * (numpy.interp(eb, t, steal) - numpy.interp(ea, t, steal)) / dt
+    if len(share) < 3:
+        return None
+    out = {"blocks": len(share), "mean_pct": float(numpy.mean(list(share.values()))),
+           "max_pct": float(max(share.values())), "slope": {}}
+    for lb, xs in block_ratios(log, wins).items():
+        pts = [(share[b], v) for b, v in xs if b in share]
+        x = numpy.array([p[0] for p in pts])
+        if len(pts) < 8 or x.std() == 0:
+            continue
+        fit = scipy.stats.linregress(x, [p[1] for p in pts])
+        tq = scipy.stats.t.ppf(0.975, len(pts) - 2)
+        out["slope"][lb] = [100 * fit.slope, 100 * (fit.slope - tq * fit.stderr),
+                            100 * (fit.slope + tq * fit.stderr)]
+    return out
+
+
 def pct(log_ratio):
     """A log ratio as a % change (None stays None)."""
     return None if log_ratio is None else 100.0 * math.expm1(log_ratio)
@@ -751,9 +815,16 @@ def machine_line(host, guest, kernel_label):
     commit, from host-info.txt and the boot's guest-info.txt (key value)."""
     patches = " ".join(re.sub(r"^(\d{4})-.*", r"\1", p).replace(".patch", "")
                        for p in host.get("kernel_%s_patches" % kernel_label, "").split()) or "none"
-    return "machine: %s vCPUs, %s, Linux %s, patches %s, twigfs %s" % (
+    line = "machine: %s vCPUs, %s, Linux %s, patches %s, twigfs %s" % (
         guest.get("cpus", host.get("vcpus", "?")) or "?", host.get("accel", "?") or "?",
         guest.get("uname", "?") or "?", patches, (host.get("twigfs_commit", "?") or "?")[:12])
+    if host.get("host_cpu_model"):
+        qemu = re.search(r"version (\S+)", host.get("host_qemu", ""))
+        line += "\nhost: %s (flags %s), Linux %s, QEMU %s, %s CPUs" % (
+            host["host_cpu_model"], host.get("host_cpu_flags_hash", "?"),
+            host.get("host_kernel", "?"), qemu.group(1) if qemu else "?",
+            host.get("host_cpus", "?"))
+    return line
 
 
 def separate_rows(results):
@@ -864,6 +935,10 @@ def run_notes(r):
     L += textwrap.wrap("drift: %s; by quarter (%%): %s" % (
         "DRIFTS: " + ", ".join(drifting) if drifting else "no slope excludes 0",
         "; ".join(qs)), 98, initial_indent="  ", subsequent_indent="    ")
+    st = r.get("steal")
+    if st:
+        L.append("  host steal: mean %.1f%%, worst block %.1f%% of the host's CPU time"
+                 % (st["mean_pct"], st["max_pct"]))
     sc = r.get("settle_check")
     if sc is None:
         L.append("  settle: one settled step per window, its steadiness not checked "
@@ -1206,6 +1281,9 @@ def main(argv=None):
             except ValueError:
                 settle = settle_for(wl)
         r = analyse(log, settle, read_ops(os.path.join(rdir, "ops.txt")))
+        if not r.get("error"):
+            r["steal"] = host_steal(log, windows(log, settle), read_hoststat(
+                os.path.join(a.results, boot, "hoststat.txt")))
         name = "%s-%s" % (boot, os.path.basename(rdir))
         r.update(name=name, dir=os.path.relpath(rdir, a.results), workload=wl,
                  boot=boot.split("-")[1], kernel=klabel,

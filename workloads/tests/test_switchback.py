@@ -696,6 +696,31 @@ class Output(unittest.TestCase):
         self.assertTrue(any(ln.startswith("  variance per boot") for ln in L[i:]))
         self.assertTrue(all(len(ln) <= 100 for ln in L))
 
+    def test_host_steal(self):
+        """bench.sh's hoststat.txt mapped onto the run through the log's
+        param realtime_us: 10% of the host's time stolen in the second
+        half of the run, none in the first."""
+        run = os.path.join(self.dir, "boot-1-A", "switchback", "001-dbench")
+        path = os.path.join(run, "switch.log")
+        text = open(path).read().replace("param seed", "param realtime_us 1700000000000000\n"
+                                          "param seed", 1)
+        open(path, "w").write(text)
+        end = sb.parse_log(text)["end_us"] / 1e6
+        with open(os.path.join(self.dir, "boot-1-A", "hoststat.txt"), "w") as f:
+            f.write("# epoch_s user nice system idle iowait irq softirq steal load1\n")
+            steal = idle = 0
+            for k in range(int(end) + 3):
+                f.write("%.3f 0 0 0 %d 0 0 0 %d 1.0\n" % (1700000000 - 1 + k, idle, steal))
+                st = 0 if k < end / 2 else 20                # of 2 CPUs' 200 ticks
+                steal += st
+                idle += 200 - st
+        _, text = self.main()
+        self.assertIn("  host steal: mean ", text)
+        r = json.load(open(os.path.join(self.dir, "switchback.json")))["runs"][0]
+        self.assertLess(abs(r["steal"]["mean_pct"] - 5), 1.5, r["steal"])
+        self.assertLess(abs(r["steal"]["max_pct"] - 10), 1, r["steal"])
+        self.assertEqual(set(r["steal"]["slope"]), {"spin512", "mutex-owner", "mutex-nospin#B"})
+
     def test_separate_runs_in_summary(self):
         """rwsem measured in separate runs: its row, from results.json, with
         its mean, % change against the baseline and a Fieller interval."""
