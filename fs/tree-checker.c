@@ -248,6 +248,9 @@ static int twig_check_file_extent(const struct twig_check *c,
 	/*
 	 * num_bytes alone may end mid-sector (format.h: disk_num_bytes is
 	 * num_bytes rounded up), as mkfs-side tools write a file's tail.
+	 * The mapped bytes stay inside the run, which freeing a cut item's
+	 * run relies on; len is compared first so that disk_len - len never
+	 * wraps.
 	 */
 	if (!IS_ALIGNED(key->offset, fs->sectorsize) ||
 	    !IS_ALIGNED(disk, fs->sectorsize) ||
@@ -255,7 +258,8 @@ static int twig_check_file_extent(const struct twig_check *c,
 	    !IS_ALIGNED(off, fs->sectorsize))
 		return TWIG_RULE_EXTENT_ALIGN;
 	if (!len || len > TWIG_MAX_EXTENT || !disk_len ||
-	    disk_len > TWIG_MAX_EXTENT || off > disk_len - len ||
+	    disk_len > TWIG_MAX_EXTENT || len > disk_len ||
+	    off > disk_len - len ||
 	    key->offset > TWIG_MAX_FILE_SIZE - len)
 		return TWIG_RULE_EXTENT_LEN;
 	if (!twig_in_data_area(fs, disk, disk_len))

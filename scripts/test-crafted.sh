@@ -51,6 +51,10 @@ else
 		gzip -c "$work/corpus/$image" >"$share/crafted/$name.img.gz"
 		list+=("$name")
 	done <"$work/corpus/MANIFEST"
+	# the outcomes allowed for images the module must not take as they are
+	while read -r image allowed; do
+		echo "${image%.img} $allowed"
+	done <"$work/corpus/EXPECT" >"$share/crafted/expect"
 	rm -rf "$work/corpus"
 fi
 if ((${#list[@]} == 0)); then

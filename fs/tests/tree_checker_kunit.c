@@ -686,6 +686,21 @@ static void m_ext_len_run(struct tc_env *e)
 	tc_fe(e, S_FILE_EXT)->offset = cpu_to_le64(4096);
 }
 
+/*
+ * num_bytes past disk_num_bytes: disk_num_bytes - num_bytes wraps, so a
+ * check of offset against it alone passes at offset 0.
+ */
+static void m_ext_len_past_run(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->num_bytes = cpu_to_le64(8192 + 4096);
+}
+
+/* num_bytes may end mid-sector, but not a byte past the run */
+static void m_ext_len_byte_past(struct tc_env *e)
+{
+	tc_fe(e, S_FILE_EXT)->num_bytes = cpu_to_le64(8192 + 1);
+}
+
 static void m_ext_len_max(struct tc_env *e)
 {
 	tc_fe(e, S_FILE_EXT)->num_bytes = cpu_to_le64(TWIG_MAX_EXTENT + 4096);
@@ -901,6 +916,10 @@ static const struct tc_case tc_cases[] = {
 	  .slot = S_FILE_EXT, .mutate = m_ext_len0 },
 	{ "extent outside its run", R(EXTENT_LEN),
 	  .slot = S_FILE_EXT, .mutate = m_ext_len_run },
+	{ "extent longer than its run", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len_past_run },
+	{ "extent a byte past its run", R(EXTENT_LEN),
+	  .slot = S_FILE_EXT, .mutate = m_ext_len_byte_past },
 	{ "extent above TWIG_MAX_EXTENT", R(EXTENT_LEN),
 	  .slot = S_FILE_EXT, .mutate = m_ext_len_max },
 	{ "extent past the max file size", R(EXTENT_LEN),
@@ -1004,6 +1023,12 @@ static void tc_valid(struct kunit *test)
 	/* fallocate(2)'s extents follow the regular extents' rules */
 	tc_leaf(e);
 	tc_fe(e, S_FILE_EXT)->type = TWIG_FILE_EXTENT_PREALLOC;
+	tc_csum(e);
+	KUNIT_EXPECT_EQ(test, tc_check(e, &slot), (int)TWIG_RULE_OK);
+	/* a file's tail may end mid-sector, up to the last byte of its run */
+	tc_leaf(e);
+	tc_fe(e, S_FILE_EXT)->offset = cpu_to_le64(4096);
+	tc_fe(e, S_FILE_EXT)->num_bytes = cpu_to_le64(4095);
 	tc_csum(e);
 	KUNIT_EXPECT_EQ(test, tc_check(e, &slot), (int)TWIG_RULE_OK);
 	tc_node(e);

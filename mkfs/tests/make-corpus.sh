@@ -7,8 +7,12 @@
 # BINDIR holds mkfs.twigfs, fsck.twigfs, twigfs-dump and twig-populate.
 # OUTDIR gets one sparse image per case and a MANIFEST with one line each:
 #   <image> <expected fsck exit: 0, 4, 8 or 4|8> <word fsck must print>
-# (the word is an extended regex, "-" for none).  MUTATE_SEEDS (12) sets
-# how many seeded random mutations are added.
+# (the word is an extended regex, "-" for none), and an EXPECT with one
+# line for each image the module must not take as it is:
+#   <image> <outcomes allowed in a guest, an extended regex of refused,
+#   errors and clean>
+# (qemu/tests/test-crafted.sh).  MUTATE_SEEDS (12) sets how many seeded
+# random mutations are added.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -19,6 +23,7 @@ BIN=$1
 OUT=$2
 mkdir -p "$OUT"
 : > "$OUT/MANIFEST"
+: > "$OUT/EXPECT"
 
 # Nodes are 4 KiB and fanout small so that few files give a deep tree.
 POPULATE=(-n 300 -d 20 -F 8)
@@ -38,6 +43,10 @@ populated() {
 
 record() {
 	echo "$1 $2 $3" >> "$OUT/MANIFEST"
+}
+
+expect() {
+	echo "$1 $2" >> "$OUT/EXPECT"
 }
 
 # Flip bit $3 of the byte at offset $2 of file $1, in place.
@@ -153,6 +162,7 @@ exttree disk.range.*doubly.used
 extwrap disk.range.\[18446744073709547520,.*outside.the.data.area
 extzero num_bytes.0.outside.disk_num_bytes.0
 extrange outside.disk_num_bytes
+extpastrun offset.0.num_bytes.[0-9]+.outside.disk_num_bytes
 inlinebig inline.extent.item.size.*does.not.match.ram_bytes
 inlinewrap32 inline.extent.item.size.*does.not.match.ram_bytes.4294967
 inlineisize inline.extent.ram_bytes.*beyond.i_size
@@ -207,6 +217,11 @@ childself referenced.twice.*cycle
 bitmaptree unaccounted
 bitmapreserved reserved.area.*not.marked.in.use
 EOF
+
+# An extent mapping a sector past its run, onto the next file's data: the
+# tree checker must see it (reading or writing that file would reach the
+# other file's sector, and a write of its head would free it).
+expect extpastrun.img "refused|errors"
 
 # Seeded random mutations of header fields, item headers and item bodies,
 # checksums valid: fsck may find them harmless (0) or not (4), never crash.

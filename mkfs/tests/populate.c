@@ -598,6 +598,45 @@ static void ext_range(struct pop *p)
 	fe->offset = fe->disk_num_bytes;
 }
 
+/*
+ * A file's last extent maps a sector past its run, onto the next file's
+ * data, with the size raised to cover it: a checker that computes
+ * disk_num_bytes - num_bytes unsigned sees nothing wrong.
+ */
+static void ext_past_run(struct pop *p)
+{
+	for (size_t i = 0; i < p->nitems; i++) {
+		struct pitem *it = &p->items[i];
+		struct twig_file_extent *fe = (void *)it->data;
+		uint64_t end;
+
+		if (it->key.type != TWIG_EXTENT_DATA_KEY ||
+		    fe->type != TWIG_FILE_EXTENT_REG)
+			continue;
+		end = le64toh(fe->disk_bytenr) + le64toh(fe->disk_num_bytes);
+		for (size_t j = 0; j < p->nitems; j++) {
+			struct pitem *next = &p->items[j];
+			struct twig_file_extent *nfe = (void *)next->data;
+			uint64_t len = le64toh(fe->disk_num_bytes) + TWIG_SECTORSIZE;
+
+			if (next->key.type != TWIG_EXTENT_DATA_KEY ||
+			    nfe->type != TWIG_FILE_EXTENT_REG ||
+			    next->key.objectid == it->key.objectid ||
+			    le64toh(nfe->disk_bytenr) != end)
+				continue;
+			fe->num_bytes = htole64(len);
+			inode_item_of(p, it->key.objectid)->size =
+				htole64(it->key.offset + len);
+			printf("inode %" PRIu64 ": extent maps [%" PRIu64 ", +%" PRIu64
+			       "), inode %" PRIu64 "'s data from %" PRIu64 "\n",
+			       it->key.objectid, le64toh(fe->disk_bytenr), len,
+			       next->key.objectid, end);
+			return;
+		}
+	}
+	die("no extent followed by another file's data");
+}
+
 static struct pitem *inline_extent(struct pop *p, uint32_t fmt)
 {
 	return find_extent(p, TWIG_FILE_EXTENT_INLINE, fmt, 0);
@@ -933,6 +972,7 @@ static const struct {
 	{ "extwrap", ext_wrap },
 	{ "extzero", ext_zero },
 	{ "extrange", ext_range },
+	{ "extpastrun", ext_past_run },
 	{ "inlinebig", inline_big },
 	{ "inlinewrap32", inline_wrap32 },
 	{ "inlineisize", inline_isize },

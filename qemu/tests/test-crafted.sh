@@ -10,6 +10,8 @@
 # finish, a failed umount, or, after either rw mount, fsck.twigfs finding a
 # block or sector in use freed (more such problems than before), or any
 # problem on an image that was clean.
+# Images the corpus names in $CRAFTED_DIR/expect ("NAME OUTCOMES", an
+# extended regex) fail with any other outcome.
 # One line per image: "PASS crafted-NAME: refused|errors|clean (...)" or
 # "FAIL crafted-NAME: why"; "crafted: begin NAME" before each, so that the
 # host can name the image a dead guest was processing.  A step that never
@@ -164,6 +166,13 @@ verdict() {
 		outcome=errors
 	else
 		outcome=clean
+	fi
+	# a damage the module must see (the corpus's EXPECT): taking the
+	# image as it is fails, whatever fsck says afterwards
+	allowed=$(awk -v n="$1" '$1 == n { print $2 }' "$DIR/expect" 2>/dev/null)
+	if [ -n "$allowed" ] && ! echo "$outcome" | grep -qxE "$allowed"; then
+		fail "$1" "$outcome, expected $allowed [$steps]"
+		return
 	fi
 	pass "$1: $outcome (fsck $(problems "$W/fsck-before") problems before, $(problems "$W/fsck-mid") after the rw mount, $(problems "$W/fsck-after") after emptying; $steps)"
 }
