@@ -494,7 +494,9 @@ static int twig_alloc_load(struct twig_fs_info *fs)
 	u64 start = le64_to_cpu(sb->alloc_start);
 	u64 bytes = le64_to_cpu(sb->alloc_bytes);
 	u64 at = start + sb->alloc_copy * bytes;
+	unsigned int tail;
 	u32 csum;
+	u8 last;
 	int ret;
 
 	if (sb->alloc_copy > 1 || bytes < fs->alloc_map_bytes ||
@@ -512,6 +514,19 @@ static int twig_alloc_load(struct twig_fs_info *fs)
 		pr_err("twigfs (%s): allocation bitmap %c checksum %08x, expected %08x\n",
 		       twig_fs_id(fs), 'A' + sb->alloc_copy,
 		       csum, le32_to_cpu(sb->alloc_csum));
+		return -EUCLEAN;
+	}
+	/*
+	 * Bits past the last sector are counted by memweight() as sectors in
+	 * use that do not exist: free_sectors would underflow on a full
+	 * filesystem and every reservation succeed.
+	 */
+	tail = fs->alloc_nbits % 8;
+	last = ((u8 *)fs->alloc_committed)[fs->alloc_map_bytes - 1];
+	if (tail && last >> tail) {
+		pr_err("twigfs (%s): allocation bitmap %c has bits set past the last sector (last byte %02x, %llu sectors)\n",
+		       twig_fs_id(fs), 'A' + sb->alloc_copy, last,
+		       fs->alloc_nbits);
 		return -EUCLEAN;
 	}
 	return 0;

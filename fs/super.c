@@ -110,7 +110,7 @@ static int twig_check_super(struct fs_context *fc, struct super_block *sb,
 	u64 root = le64_to_cpu(ds->root);
 	u64 alloc_start = le64_to_cpu(ds->alloc_start);
 	u64 alloc_bytes = le64_to_cpu(ds->alloc_bytes);
-	u64 features;
+	u64 features, map_bytes;
 	u32 csum;
 
 	if (le64_to_cpu(ds->magic) != TWIG_MAGIC) {
@@ -159,11 +159,19 @@ static int twig_check_super(struct fs_context *fc, struct super_block *sb,
 		       sb->s_id, total, dev_bytes);
 		return -EINVAL;
 	}
-	if (alloc_start != TWIG_RESERVED_BYTES || alloc_bytes % TWIG_SECTORSIZE ||
-	    alloc_bytes * 8 < div_u64(total, TWIG_SECTORSIZE) ||
+	/*
+	 * The size fixes alloc_bytes (format.h).  Anything larger is refused
+	 * here, before 2 * alloc_bytes can wrap to a location that passes
+	 * and the first commit writes the bitmap nowhere.
+	 */
+	map_bytes = round_up(DIV_ROUND_UP(div_u64(total, TWIG_SECTORSIZE), 8),
+			     TWIG_SECTORSIZE);
+	if (alloc_start != TWIG_RESERVED_BYTES || alloc_bytes != map_bytes ||
 	    alloc_start + 2 * alloc_bytes > total || ds->alloc_copy > 1) {
-		errorf(fc, "%s: bad allocation bitmap location (start %llu, bytes %llu, copy %u)",
-		       sb->s_id, alloc_start, alloc_bytes, ds->alloc_copy);
+		errorf(fc,
+		       "%s: bad allocation bitmap location (start %llu, bytes %llu, expected %llu for this size, copy %u)",
+		       sb->s_id, alloc_start, alloc_bytes, map_bytes,
+		       ds->alloc_copy);
 		return -EUCLEAN;
 	}
 	if (root % TWIG_SECTORSIZE || root < alloc_start + 2 * alloc_bytes ||

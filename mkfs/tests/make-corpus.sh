@@ -223,6 +223,18 @@ EOF
 # other file's sector, and a write of its head would free it).
 expect extpastrun.img "refused|errors"
 
+# Geometry a mount must refuse: alloc_bytes + 2^63 (its doubles and
+# eightfolds wrap to the true ones), and bits set past the last sector in
+# the bitmap's last byte (a size that is not a multiple of 8 sectors).
+populated "$OUT/allocbytes.img" -D allocbytes
+record allocbytes.img 4 "allocation.bitmap.at.1048576.size.9223372036854"
+expect allocbytes.img refused
+rm -f "$OUT/bitmappast.img"
+"$BIN/mkfs.twigfs" -q -n 4K -b $((32 * 1024 * 1024 - 4096)) "$OUT/bitmappast.img"
+"$BIN/twig-populate" "${POPULATE[@]}" -D bitmappast "$OUT/bitmappast.img" >/dev/null
+record bitmappast.img 4 "bits.set.past.the.end.of.the.device"
+expect bitmappast.img refused
+
 # Seeded random mutations of header fields, item headers and item bodies,
 # checksums valid: fsck may find them harmless (0) or not (4), never crash.
 for seed in $(seq 1 "${MUTATE_SEEDS:-12}"); do

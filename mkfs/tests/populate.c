@@ -1443,6 +1443,13 @@ static void write_all(struct pop *p, const struct block *root)
 	if (p->clear_block)
 		p->map[p->clear_block / TWIG_SECTORSIZE / 8] &=
 			(uint8_t)~TWIG_BITMAP_BIT(p->clear_block / TWIG_SECTORSIZE);
+	/* the last byte's bits past the last sector, counted by a popcount */
+	if (damage_is(p, "bitmappast")) {
+		if (!(bits % 8))
+			die("bitmappast needs a size that is not a multiple of 8 sectors");
+		twig_bitmap_set(p->map, bits * TWIG_SECTORSIZE,
+				(8 - bits % 8) * TWIG_SECTORSIZE);
+	}
 	for (size_t i = 0; i < p->nblocks; i++) {
 		twig_block_csum_set(p->blocks[i].buf, p->nodesize);
 		if (twig_pwrite_full(p->fd, p->blocks[i].buf, p->nodesize,
@@ -1450,6 +1457,15 @@ static void write_all(struct pop *p, const struct block *root)
 			die("write failed: %s", strerror(errno));
 	}
 	sb->alloc_copy = !sb->alloc_copy;
+	/*
+	 * allocbytes: alloc_bytes + 2^63, which 2 * and 8 * alloc_bytes
+	 * cannot tell from the true value; copy A, so that the mount reads
+	 * the bitmap and only the first commit's write goes astray.
+	 */
+	if (damage_is(p, "allocbytes")) {
+		sb->alloc_copy = 0;
+		sb->alloc_bytes = htole64(p->alloc_bytes + (1ULL << 63));
+	}
 	if (twig_pwrite_full(p->fd, p->map, p->alloc_bytes, TWIG_RESERVED_BYTES +
 			     sb->alloc_copy * p->alloc_bytes))
 		die("write failed: %s", strerror(errno));
@@ -1486,7 +1502,7 @@ static const char *const other_damage[] = {
 	"inodegen", "direntgen", "extgen", "badname", "noindex", "extoverlap",
 	"orphan", "orphanlinked", "orphanmissing", "orphanleftover", "leak",
 	"unaccounted", "keyorder", "childptr", "childgen", "extoffset",
-	"bitmapreserved",
+	"bitmapreserved", "bitmappast", "allocbytes",
 };
 
 static bool known_damage(const char *name)

@@ -51,6 +51,24 @@ printf 'X' | dd of=/tmp/bad.img bs=1 seek=$((65536 + 200)) conv=notrunc 2>/dev/n
 losetup "$loop" /tmp/bad.img
 mount_fails bad-csum "Structure needs cleaning" "checksum mismatch" "$loop" "$MNT"
 losetup -d "$loop"
+# Geometry with a valid checksum that the mount refuses: alloc_bytes + 2^63
+# (twice and eight times it wrap to the true values), and bits set past
+# the last sector in the bitmap's last byte (8191 sectors)
+POP=/twig/twig-populate
+[ -x "$POP" ] || POP=$HERE/../../mkfs/twig-populate
+mkfs.twigfs -q -f -b 32M /tmp/bad.img &&
+	"$POP" -n 50 -d 5 -D allocbytes /tmp/bad.img >/dev/null
+losetup "$loop" /tmp/bad.img
+mount_fails alloc-bytes-wrap "Structure needs cleaning" \
+	"bad allocation bitmap location.*bytes 9223372036854" "$loop" "$MNT"
+losetup -d "$loop"
+rm -f /tmp/bad.img
+mkfs.twigfs -q -f -b $((32 * 1024 * 1024 - 4096)) /tmp/bad.img &&
+	"$POP" -n 50 -d 5 -D bitmappast /tmp/bad.img >/dev/null
+losetup "$loop" /tmp/bad.img
+mount_fails bitmap-bits-past-end "Structure needs cleaning" \
+	"bits set past the last sector" "$loop" "$MNT"
+losetup -d "$loop"
 rm -f /tmp/zero.img /tmp/bad.img
 
 # Every strategy mounts, shows itself and keeps statistics; lock=spin512
