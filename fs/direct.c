@@ -33,10 +33,14 @@
  * before the call returns: a write to a file of at most TWIG_MAX_INLINE
  * bytes (inline, or inline at its next writeback), a write on a
  * synchronous mount or inode (IS_SYNC: iomap would call ->fsync, which
- * takes i_rwsem, under ours), and whatever iomap could not invalidate.
- * Offsets, lengths and user buffers (every segment's address and length)
- * must be multiples of TWIG_SECTORSIZE, else -EINVAL, as XFS does: a
- * partial sector would need the read-modify-write the page cache is for.
+ * takes i_rwsem, under ours), whatever iomap could not invalidate, and a
+ * write whose offset, length or user buffer (any segment's address or
+ * length) is not a multiple of TWIG_SECTORSIZE: a partial sector needs
+ * the read-modify-write the page cache is for.  A read so misaligned is
+ * read through the page cache too.  btrfs does the same; XFS and ext4
+ * return -EINVAL, which fails programs that align to the device's
+ * 512-byte logical blocks (dd bs=512 oflag=direct, fsx) rather than to
+ * what STATX_DIOALIGN says.
  */
 #include <linux/fs.h>
 #include <linux/iomap.h>
@@ -290,13 +294,9 @@ static ssize_t twig_dio_write(struct kiocb *iocb, struct iov_iter *from)
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
 		goto out;
-	if (twig_dio_misaligned(iocb, from)) {
-		ret = -EINVAL;
-		goto out;
-	}
 	isize = i_size_read(inode);
-	if (ti->maybe_inline || (isize && isize <= TWIG_MAX_INLINE) ||
-	    IS_SYNC(inode)) {
+	if (twig_dio_misaligned(iocb, from) || ti->maybe_inline ||
+	    (isize && isize <= TWIG_MAX_INLINE) || IS_SYNC(inode)) {
 		ret = twig_dio_buffered(iocb, from);
 		goto out;
 	}
@@ -348,8 +348,10 @@ static ssize_t twig_dio_read(struct kiocb *iocb, struct iov_iter *to)
 
 	if (!iov_iter_count(to))
 		return 0;
-	if (twig_dio_misaligned(iocb, to))
-		return -EINVAL;
+	if (twig_dio_misaligned(iocb, to)) {
+		done = 0;
+		goto buffered;
+	}
 	if (iocb->ki_flags & IOCB_NOWAIT)
 		return -EAGAIN;
 	inode_lock_shared(inode);
@@ -360,6 +362,7 @@ static ssize_t twig_dio_read(struct kiocb *iocb, struct iov_iter *to)
 		return ret;
 	/* stopped at an inline extent (-ENOTBLK): the page cache has it */
 	done = ret;
+buffered:
 	iocb->ki_flags &= ~IOCB_DIRECT;
 	ret = generic_file_read_iter(iocb, to);
 	iocb->ki_flags |= IOCB_DIRECT;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twigfs names: lookup, create, mkdir, mknod, symlink, link, unlink,
- * rmdir, rename.
+ * rmdir, rename; O_TMPFILE, an inode made without one.
  *
  * A name is three items, all changed in one transaction handle:
  *   (dir, DIR_ITEM, crc32c hash)   entries with that hash, back to back
@@ -224,6 +224,65 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
+/* Ends twig_create_begin()'s handle; after an error, drops the inode. */
+static int twig_create_end(struct twig_trans *trans, struct inode *inode,
+			   int ret)
+{
+	if (ret)
+		twig_abort_transaction(trans, ret);
+	twig_end_transaction(trans);
+	if (ret) {
+		clear_nlink(inode);
+		discard_new_inode(inode);
+	}
+	return ret;
+}
+
+/*
+ * A new inode in a handle with room for @items more items, with its
+ * security label and the ACLs inherited from @dir.  The ACLs are made
+ * before the handle: that allocates, and applies the umask to @mode.  On
+ * success *@transp is open for the caller to finish with
+ * twig_create_end().
+ */
+static struct inode *twig_create_begin(struct inode *dir, umode_t mode,
+				       dev_t rdev, const struct qstr *name,
+				       unsigned int items,
+				       struct twig_trans **transp)
+{
+	struct posix_acl *default_acl, *acl;
+	struct twig_trans *trans;
+	struct inode *inode;
+	int ret;
+
+	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
+	if (ret)
+		return ERR_PTR(ret);
+	/* the inode; a label and two ACLs */
+	trans = twig_start_transaction(twig_isb(dir), items + 4);
+	if (IS_ERR(trans)) {
+		inode = ERR_CAST(trans);
+		goto out_acl;
+	}
+	inode = twig_new_inode(trans, dir, mode, rdev);
+	if (IS_ERR(inode)) {
+		twig_end_transaction(trans);
+		goto out_acl;
+	}
+	ret = twig_init_security(trans, inode, dir, name);
+	if (!ret)
+		ret = twig_acl_init(trans, inode, default_acl, acl);
+	if (ret) {
+		twig_create_end(trans, inode, ret);
+		inode = ERR_PTR(ret);
+	} else {
+		*transp = trans;
+	}
+out_acl:
+	twig_acl_release(default_acl, acl);
+	return inode;
+}
+
 /*
  * Create an inode and its name in one handle: symlinks get their target,
  * directories add their ".." link to @dir.
@@ -231,37 +290,23 @@ static struct dentry *twig_lookup(struct inode *dir, struct dentry *dentry,
 static int twig_create_node(struct inode *dir, struct dentry *dentry,
 			    umode_t mode, dev_t rdev, const char *symname)
 {
-	struct posix_acl *default_acl, *acl;
 	struct twig_fs_info *fs = twig_isb(dir);
 	struct twig_trans *trans;
 	struct inode *inode;
-	int ret;
+	int ret = 0;
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
 	/* refused here, it needs no abort: the inode item goes in first */
 	if (twig_dir_full(dir))
 		return -EOVERFLOW;
-	/* before the handle: it allocates, and applies the umask to mode */
-	ret = twig_acl_prepare(dir, &mode, &default_acl, &acl);
-	if (ret)
-		return ret;
-	/* the inode, a name, the directory; a label and two ACLs (+3) */
-	trans = twig_start_transaction(fs, 9);
-	if (IS_ERR(trans)) {
-		ret = PTR_ERR(trans);
-		goto out_acl;
-	}
-	inode = twig_new_inode(trans, dir, mode, rdev);
+	/* a name, the directory, a symlink's target */
+	inode = twig_create_begin(dir, mode, rdev, &dentry->d_name, 5, &trans);
 	if (IS_ERR(inode)) {
-		twig_end_transaction(trans);
 		ret = PTR_ERR(inode);
-		goto out_acl;
+		goto out;
 	}
-	ret = twig_init_security(trans, inode, dir, &dentry->d_name);
-	if (!ret)
-		ret = twig_acl_init(trans, inode, default_acl, acl);
-	if (!ret && symname) {
+	if (symname) {
 		u32 len = strlen(symname);
 
 		ret = twig_write_inline(trans, inode, symname, len);
@@ -277,17 +322,9 @@ static int twig_create_node(struct inode *dir, struct dentry *dentry,
 			inc_nlink(dir);
 		ret = twig_update_inode(trans, dir);
 	}
-	if (ret)
-		twig_abort_transaction(trans, ret);
-	twig_end_transaction(trans);
-	if (ret) {
-		clear_nlink(inode);
-		discard_new_inode(inode);
-		goto out_acl;
-	}
-	d_instantiate_new(dentry, inode);
-out_acl:
-	twig_acl_release(default_acl, acl);
+	if (!twig_create_end(trans, inode, ret))
+		d_instantiate_new(dentry, inode);
+out:
 	twig_op_done(fs, TWIG_OP_CREATE);
 	return ret;
 }
@@ -321,20 +358,64 @@ static int twig_mkdir(struct twig_idmap *idmap, struct inode *dir,
 	return twig_create_node(dir, dentry, mode | S_IFDIR, 0, NULL);
 }
 
+/*
+ * O_TMPFILE: an inode with no name, on the orphan list from its first
+ * handle, as an unlinked open file is; its last close deletes it, a crash
+ * leaves it to the next mount's orphan cleanup, and linkat() gives it a
+ * name and takes it off the list (twig_link()).  The item says nlink 0
+ * from the start; the in-memory count is 1 only until d_tmpfile() drops
+ * it, as btrfs does.
+ */
+static int twig_tmpfile(struct twig_idmap *idmap, struct inode *dir,
+			struct file *file, umode_t mode)
+{
+	struct twig_trans *trans;
+	struct inode *inode;
+	int ret;
+
+	/* the orphan item */
+	inode = twig_create_begin(dir, mode, 0, NULL, 1, &trans);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out;
+	}
+	ret = twig_orphan_add(trans, inode);
+	if (!ret) {
+		clear_nlink(inode);
+		ret = twig_update_inode(trans, inode);
+	}
+	if (!twig_create_end(trans, inode, ret)) {
+		set_nlink(inode, 1);
+		d_tmpfile(file, inode);
+		unlock_new_inode(inode);
+	}
+out:
+	twig_op_done(twig_isb(dir), TWIG_OP_CREATE);
+	return finish_open_simple(file, ret);
+}
+
 static int twig_link(struct dentry *old_dentry, struct inode *dir,
 		     struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
 	struct twig_fs_info *fs = twig_isb(dir);
 	struct twig_trans *trans;
-	int ret;
+	/* an O_TMPFILE inode (the VFS links no other without a name) */
+	bool first = !inode->i_nlink;
+	bool dropped = false;
+	int ret = 0;
 
 	if (dentry->d_name.len > TWIG_NAME_LEN)
 		return -ENAMETOOLONG;
-	trans = twig_start_transaction(fs, 4);
+	trans = twig_start_transaction(fs, first ? 5 : 4);
 	if (IS_ERR(trans))
 		return PTR_ERR(trans);
-	ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
+	if (first) {
+		ret = twig_orphan_del(trans, inode->i_ino);
+		dropped = !ret;
+	}
+	if (!ret)
+		ret = twig_add_entry(trans, dir, &dentry->d_name, inode);
 	if (!ret) {
 		inc_nlink(inode);
 		inode_set_ctime_current(inode);
@@ -342,6 +423,9 @@ static int twig_link(struct dentry *old_dentry, struct inode *dir,
 	}
 	if (!ret)
 		ret = twig_update_inode(trans, dir);
+	/* the orphan item went first: nothing half done may be committed */
+	if (ret && dropped)
+		twig_abort_transaction(trans, ret);
 	twig_end_transaction(trans);
 	twig_op_done(fs, TWIG_OP_LINK);
 	if (ret)
@@ -581,6 +665,7 @@ const struct inode_operations twig_dir_inode_operations = {
 	.symlink	= twig_symlink,
 	.mkdir		= twig_mkdir,
 	.link		= twig_link,
+	.tmpfile	= twig_tmpfile,
 	.unlink		= twig_unlink,
 	.rmdir		= twig_rmdir,
 	.rename		= twig_rename,

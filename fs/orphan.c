@@ -4,17 +4,18 @@
  * not deleted yet.
  *
  * An inode loses its last link in one transaction (unlink, rmdir, rename
- * over it) but its items are deleted only when the last reference goes
- * away, in later transactions (eviction deletes a bounded number of items
- * per handle).  A crash in between would leave an inode no name reaches and
- * sectors nothing frees.  So the transaction that drops nlink to 0 also
- * inserts an empty ORPHAN_ITEM (TWIG_ORPHAN_OBJECTID, ORPHAN_ITEM, ino), and
- * the handle that deletes the inode's last item deletes it.  Every committed
- * tree therefore names each nameless inode, even one half deleted, and a
- * read-write mount (or a remount from read-only) finishes their deletion
- * before anyone can open a file.  The deletion itself,
- * twig_delete_inode_items(), is here too: eviction (inode.c) and that
- * cleanup run it.
+ * over it), or is made without one (O_TMPFILE), but its items are deleted
+ * only when the last reference goes away, in later transactions (eviction
+ * deletes a bounded number of items per handle).  A crash in between
+ * would leave an inode no name reaches and sectors nothing frees.  So the
+ * transaction that drops nlink to 0 (or makes the inode) also inserts an
+ * empty ORPHAN_ITEM (TWIG_ORPHAN_OBJECTID, ORPHAN_ITEM, ino), and the
+ * handle that deletes the inode's last item, or links an O_TMPFILE inode,
+ * deletes it.  Every committed tree therefore names each nameless inode,
+ * even one half deleted, and a read-write mount (or a remount from
+ * read-only) finishes their deletion before anyone can open a file.  The
+ * deletion itself, twig_delete_inode_items(), is here too: eviction
+ * (inode.c) and that cleanup run it.
  */
 #include <linux/fs.h>
 #include "vfs.h"
@@ -58,8 +59,12 @@ void twig_orphan_abort(struct twig_trans *trans, bool added, int err)
 		twig_abort_transaction(trans, err);
 }
 
-/* Called in the handle that deleted the last item of @ino. */
-static int twig_orphan_del(struct twig_trans *trans, u64 ino)
+/*
+ * Called in the handle that deleted the last item of @ino, and in the
+ * handle that gives an O_TMPFILE inode its first name: a committed tree
+ * never names a linked inode as an orphan.
+ */
+int twig_orphan_del(struct twig_trans *trans, u64 ino)
 {
 	struct twig_path *path;
 	struct twig_key key;

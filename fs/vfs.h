@@ -131,6 +131,7 @@ int twig_drop_nlink(struct inode *inode);
 /* orphan.c */
 int twig_orphan_add(struct twig_trans *trans, struct inode *inode);
 void twig_orphan_abort(struct twig_trans *trans, bool added, int err);
+int twig_orphan_del(struct twig_trans *trans, u64 ino);
 void twig_orphan_cleanup(struct twig_fs_info *fs);
 int twig_delete_inode_items(struct twig_fs_info *fs, u64 ino);
 

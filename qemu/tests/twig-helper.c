@@ -72,6 +72,20 @@
  *                                               and the reads that returned
  *                                               data
  *   twig-helper tmpfile DIR                     open(DIR, O_TMPFILE)
+ *   twig-helper tmpfile-link DIR NAME LEN       an O_TMPFILE file of LEN
+ *                                               bytes of 't', fsync()ed, then
+ *                                               linkat() through
+ *                                               /proc/self/fd to NAME, as
+ *                                               open(2) shows
+ *   twig-helper tmpfile-excl DIR NAME           the same with O_EXCL: the
+ *                                               link must fail (ENOENT)
+ *   twig-helper tmpfile-hold DIR LEN SECS       an O_TMPFILE file of LEN
+ *                                               bytes held open SECS seconds;
+ *                                               prints "ok" once written
+ *   twig-helper min-dio-align MNT DEV           fstests' min_dio_alignment:
+ *                                               STATX_DIOALIGN of an
+ *                                               O_TMPFILE file in MNT, else
+ *                                               DEV's logical block size
  *   twig-helper ioctl getflags|fiemap|fibmap FILE
  *                                               FS_IOC_GETFLAGS, FS_IOC_FIEMAP
  *                                               or FIBMAP on FILE
@@ -158,6 +172,61 @@ static int fail(void)
 {
 	printf("%s\n", errname(errno));
 	return 1;
+}
+
+/* An O_TMPFILE file in @dir (@flags added) holding @len bytes of 't'. */
+static int tmpfile_of(const char *dir, int flags, long len)
+{
+	char buf[4096];
+	int fd = open(dir, O_TMPFILE | O_RDWR | flags, 0600);
+
+	if (fd < 0)
+		return -1;
+	memset(buf, 't', sizeof(buf));
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len < (long)sizeof(buf) ? (size_t)len : sizeof(buf));
+
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		len -= n;
+	}
+	return fd;
+}
+
+/* linkat() of an open file's /proc/self/fd link, as open(2) shows it */
+static int link_fd(int fd, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, path, AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+}
+
+/*
+ * fstests' src/min_dio_alignment.c: STATX_DIOALIGN asked of an O_TMPFILE
+ * file, else the device's logical block size (its XFS geometry branch
+ * does not apply).
+ */
+static int min_dio_alignment(const char *mnt, const char *dev)
+{
+	struct statx stx = { 0 };
+	int fd = open(mnt, O_TMPFILE | O_RDWR | O_EXCL, 0600);
+	int bs;
+
+	if (fd >= 0 && !statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+	    (stx.stx_mask & STATX_DIOALIGN)) {
+		printf("%u\n", stx.stx_dio_offset_align);
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = open(dev, O_RDONLY);
+	if (fd < 0 || ioctl(fd, BLKSSZGET, &bs))
+		return fail();
+	printf("%d\n", bs);
+	return 0;
 }
 
 /* xorshift64: the same sequence for the same seed, on every libc */
@@ -427,6 +496,34 @@ int main(int argc, char **argv)
 		printf("ok\n");
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "tmpfile-link")) {
+		int fd = tmpfile_of(argv[2], 0, strtol(argv[4], NULL, 0));
+
+		if (fd < 0 || fsync(fd) || link_fd(fd, argv[3]))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "tmpfile-excl")) {
+		int fd = tmpfile_of(argv[2], O_EXCL, 1);
+
+		if (fd < 0 || link_fd(fd, argv[3]))
+			return fail();
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "tmpfile-hold")) {
+		int fd = tmpfile_of(argv[2], 0, strtol(argv[3], NULL, 0));
+
+		if (fd < 0)
+			return fail();
+		printf("ok\n");
+		fflush(stdout);
+		sleep((unsigned int)strtoul(argv[4], NULL, 0));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "min-dio-align"))
+		return min_dio_alignment(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "ioctl")) {
 		struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET };
 		int fd = open(argv[3], O_RDONLY);
