@@ -264,6 +264,28 @@ write_profile_plan() {
 	done
 }
 
+# The host's steal time in seconds since it booted, all CPUs (this host
+# may itself be a virtual machine whose CPUs are shared).
+steal_s() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.2f", $9 / hz; exit }' /proc/stat
+}
+
+# hoststat: the host's /proc/stat cpu line and 1-minute load once a second
+# with the wall clock, for as long as this script runs (the boot kills it
+# at its end): whether steal or load moved under a run.  The guest's
+# switch.log maps its times to the wall clock (param realtime_us).
+hoststat() {
+	local u n s i w q sq st l1
+	echo "# epoch_s user nice system idle iowait irq softirq steal load1" \
+		"(/proc/stat cpu: ticks of 1/$(getconf CLK_TCK) s summed over $(nproc) CPUs)"
+	while kill -0 "$$" 2>/dev/null; do
+		read -r _ u n s i w q sq st _ </proc/stat
+		read -r l1 _ </proc/loadavg
+		echo "${EPOCHREALTIME/,/.} $u $n $s $i $w $q $sq $st $l1"
+		sleep 1
+	done
+}
+
 {
 	echo "mode $mode"
 	echo "date $(date -Is)"
@@ -271,6 +293,12 @@ write_profile_plan() {
 	echo "host_cpus $(nproc)"
 	echo "host_cpu_model $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "host_load_start $(cut -d' ' -f1-3 /proc/loadavg)"
+	# what tells one host of this kind from another
+	echo "host_kernel $(uname -r)"
+	echo "host_qemu $(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpu_flags_hash $(sed -n 's/^flags[^:]*: //p' /proc/cpuinfo | head -n 1 |
+		sha256sum | cut -c1-12)"
+	echo "host_steal_start_s $(steal_s)"
 	echo "vcpus $VCPUS"
 	echo "mem_mib $MEM"
 	echo "accel $ACCEL"
@@ -328,7 +356,7 @@ echo "bench: $mode, ${#configs[@]} configurations x ${#workloads[@]} workloads x
 
 # boot <n> <label> <kernel index>
 boot() {
-	local n=$1 label=$2 k=$3 dir gpid rc=0 extra=()
+	local n=$1 label=$2 k=$3 dir gpid hpid rc=0 extra=()
 	dir=$out/boot-$n-$label
 	mkdir -p "$dir"
 	cp -r "$out/harness" "$dir/"
@@ -365,6 +393,8 @@ boot() {
 	[[ $label == B ]] && extra=("${patches[@]}")
 	echo "bench: boot $n ($label: ${kdirs[$k]##*/})"
 	echo "start $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/hostload.txt"
+	hoststat >"$dir/hoststat.txt" &
+	hpid=$!
 	KERNEL=${gens[$k]:-${gens[0]}} PATCHES="${extra[*]}" OUT=$dir MOUNT=0 EXTRA_DISKS=1 QUIET=1 \
 		TIMEOUT=$timeout "$top/qemu/guest.sh" "$wl/guest-bench.sh" \
 		>"$dir/guest.log" 2>&1 &
@@ -380,6 +410,8 @@ boot() {
 		done
 	wait "$gpid" || rc=$?
 	echo "end $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/hostload.txt"
+	kill "$hpid" 2>/dev/null || true
+	wait "$hpid" 2>/dev/null || true
 	if ((rc != 0)); then
 		echo "bench: boot $n exited with status $rc; see $dir/guest.log and $dir/console.log" >&2
 		tail -n 5 "$dir/guest.log" >&2
@@ -396,8 +428,11 @@ for ((b = 0; b < BOOTS; b++)); do
 		boot "$n" "${labels[$k]}" "$k"
 	done
 done
-echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-info.txt"
-echo "wall_seconds $((SECONDS - start))" >>"$out/host-info.txt"
+{
+	echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "host_steal_end_s $(steal_s)"
+	echo "wall_seconds $((SECONDS - start))"
+} >>"$out/host-info.txt"
 ((nruns == 0)) || "$py" "$wl/report.py" "$out"
 # summary.txt: the switchback runs and the separate runs, paste-able
 "$py" "$wl/switchback.py" "$out" >/dev/null ||

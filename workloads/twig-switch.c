@@ -16,13 +16,22 @@
  *
  * LOG (read by workloads/switchback.py), times in microseconds since start:
  *   # twig-switch 1
- *   param <name> <value>          window_ms sample_ms seed baseline counter
+ *   param <name> <value>          window_ms sample_ms seed baseline counter,
+ *                                 realtime_us and monotonic_us (below)
  *   config <label> <path>=<value> ...
  *   S <t_us> <count>              a sample, taken just before every W too
  *   W <t_us> <block> <label>      a window begins, its settings written
  *   E <t_us> done|stopped         the end (after SECONDS, or SIGTERM),
  *                                 after a last sample
  *   X <t_us> <what> <path>: <why> a setting or the counter failed
+ *
+ * param monotonic_us is CLOCK_MONOTONIC at the log's time 0 and
+ * param realtime_us CLOCK_REALTIME at that instant (the mean of a reading
+ * either side of it), both in microseconds: a wall-clock time T (e.g. a
+ * host's sample) is at T - realtime_us in the log's times.  The guest's
+ * wall clock is only as good as its start: set from the host's RTC at
+ * boot (whole seconds: up to 1 s off) and drifting from the host's after
+ * that as the guest's clock source does.
  *
  * SIGTERM ends the run at once (the last window cut short, its block
  * incomplete).  Exits 0 after SECONDS or SIGTERM; 1 when a setting cannot be written or the counter
@@ -65,12 +74,17 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-static int64_t now_us(void)
+static int64_t clock_us(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t now_us(void)
+{
+	return clock_us(CLOCK_MONOTONIC);
 }
 
 static void sleep_until_us(int64_t t)
@@ -201,7 +215,7 @@ int main(int argc, char **argv)
 	long window = 2000, every = 100, secs = 60;
 	unsigned long long seed = 1;
 	int order[MAX_CONFIGS];
-	int64_t end, ws;
+	int64_t end, ws, rt0, rt1;
 	int opt, fd, i, block = 0;
 
 	while ((opt = getopt(argc, argv, "f:c:o:w:i:t:s:b:")) != -1) {
@@ -234,9 +248,14 @@ int main(int argc, char **argv)
 	setvbuf(logf, NULL, _IOLBF, 0);
 	signal(SIGTERM, on_term);
 	rnd_state = seed * 0x9e3779b97f4a7c15ULL + 1;
+	rt0 = clock_us(CLOCK_REALTIME);
+	t0 = now_us();
+	rt1 = clock_us(CLOCK_REALTIME);
 	fprintf(logf, "# twig-switch 1\nparam window_ms %ld\nparam sample_ms %ld\n"
-		"param seed %llu\nparam baseline %s\nparam counter %s\n",
-		window, every, seed, base ? base : configs[0].label, counter);
+		"param seed %llu\nparam baseline %s\nparam counter %s\n"
+		"param realtime_us %" PRId64 "\nparam monotonic_us %" PRId64 "\n",
+		window, every, seed, base ? base : configs[0].label, counter,
+		rt0 + (rt1 - rt0) / 2, t0);
 	for (i = 0; i < nconfigs; i++) {
 		int j;
 
@@ -246,7 +265,6 @@ int main(int argc, char **argv)
 				configs[i].set[j].value);
 		fputc('\n', logf);
 	}
-	t0 = now_us();
 	end = t0 + (int64_t)secs * 1000000;
 	for (;;) {
 		block++;
