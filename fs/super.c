@@ -316,6 +316,59 @@ static ssize_t spin_store(struct twig_fs_info *fs, const char *buf,
 	return len;
 }
 
+/*
+ * negative_dentries 0: the dcache forgets a name twigfs did not find, so
+ * the next lookup of it searches the tree again.  A workload that looks
+ * up ever new names then measures that search without the dcache growing
+ * by a dentry per lookup (and reclaim joining in) for the whole run.
+ */
+static int twig_d_delete(const struct dentry *dentry)
+{
+	return d_really_is_negative(dentry) &&
+	       test_bit(TWIG_FS_DROP_NEGATIVE, &twig_sb(dentry->d_sb)->flags);
+}
+
+static const struct dentry_operations twig_drop_negative_dops = {
+	.d_delete = twig_d_delete,
+};
+
+/* Keeps the flag and s_d_op in step when two writers race. */
+static DEFINE_MUTEX(twig_negative_mutex);
+
+static ssize_t negative_dentries_show(struct twig_fs_info *fs, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  !test_bit(TWIG_FS_DROP_NEGATIVE, &fs->flags));
+}
+
+/*
+ * A dentry takes its operations from s_d_op when it is allocated.  With
+ * caching on (the default), new dentries get none, so their last dput()
+ * keeps its lockless fast path: a d_delete operation sends every last
+ * dput() through d_lock.  Dentries allocated while it was off keep
+ * asking twig_d_delete(), which the cleared flag makes keep them.
+ */
+static ssize_t negative_dentries_store(struct twig_fs_info *fs,
+				       const char *buf, size_t len)
+{
+	bool keep;
+	int ret;
+
+	ret = kstrtobool(buf, &keep);
+	if (ret)
+		return ret;
+	mutex_lock(&twig_negative_mutex);
+	if (keep) {
+		WRITE_ONCE(fs->sb->s_d_op, NULL);
+		clear_bit(TWIG_FS_DROP_NEGATIVE, &fs->flags);
+	} else {
+		set_bit(TWIG_FS_DROP_NEGATIVE, &fs->flags);
+		WRITE_ONCE(fs->sb->s_d_op, &twig_drop_negative_dops);
+	}
+	mutex_unlock(&twig_negative_mutex);
+	return len;
+}
+
 static ssize_t commit_show(struct twig_fs_info *fs, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(fs->commit_interval));
@@ -486,6 +539,8 @@ TWIG_ATTR(lock, 0444, lock_show, NULL);
 TWIG_ATTR(spin, 0644, spin_show, spin_store);
 TWIG_ATTR(ops, 0444, ops_show, NULL);
 TWIG_ATTR(ops_reset, 0200, NULL, ops_reset_store);
+TWIG_ATTR(negative_dentries, 0644, negative_dentries_show,
+	  negative_dentries_store);
 TWIG_ATTR(commit, 0644, commit_show, commit_store);
 TWIG_ATTR(lock_stats, 0444, lock_stats_show, NULL);
 TWIG_ATTR(lock_stats_reset, 0200, NULL, lock_stats_reset_store);
@@ -499,6 +554,7 @@ static struct attribute *twig_attrs[] = {
 	&twig_attr_spin.attr,
 	&twig_attr_ops.attr,
 	&twig_attr_ops_reset.attr,
+	&twig_attr_negative_dentries.attr,
 	&twig_attr_commit.attr,
 	&twig_attr_lock_stats.attr,
 	&twig_attr_lock_stats_reset.attr,

@@ -131,6 +131,7 @@ enum {
 	TWIG_FS_MEMONLY,	/* no block device: fs->memdev (KUnit) */
 	TWIG_FS_ERROR,		/* aborted (transaction.c): never commit again */
 	TWIG_FS_RDONLY,		/* mounted read-only: no transactions */
+	TWIG_FS_DROP_NEGATIVE,	/* sysfs negative_dentries 0 (super.c) */
 	/*
 	 * KUnit tests of the tree core, whose items hold test patterns: the
 	 * tree checker checks only the block layout (with TWIG_FS_MEMONLY).

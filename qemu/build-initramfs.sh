@@ -66,9 +66,10 @@ for f in "$top"/qemu/guest/*.sh "$top"/qemu/tests/*.sh; do
 done
 # The lock configurations (qemu/guest/lock-matrix.sh reads them).
 install -D -m 0644 "$top/workloads/configs.txt" "$over/twig/configs.txt"
-# Small test programs for what busybox cannot do, static so they need no
-# libraries in the guest.
-for c in "$top"/qemu/tests/*.c; do
+# Small test programs for what busybox cannot do, and the bench's own
+# (tests check what its workloads do to the kernel), static so they need
+# no libraries in the guest.
+for c in "$top"/qemu/tests/*.c "$top"/workloads/twig-*.c; do
 	[[ -e $c ]] || continue
 	mkdir -p "$over/twig"
 	cc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o \

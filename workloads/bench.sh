@@ -315,6 +315,8 @@ hoststat() {
 	echo "lookup_procs $LOOKUP_PROCS"
 	echo "lookup_secs $LOOKUP_SECS"
 	echo "lookup_files $LOOKUP_FILES"
+	# workloads run with twigfs's negative dentries off (guest-bench.sh)
+	echo "negative_dentries_off lookup"
 	echo "quick ${QUICK:-0}"
 	echo "seed $SEED"
 	echo "profile $PROFILE"

@@ -49,7 +49,7 @@ def baseline_for(data, workload, side):
 
 
 # /sys/fs/twigfs/<dev>/ files that hold mount settings, not counters.
-MOUNT_SETTINGS = {"commit", "lock"}
+MOUNT_SETTINGS = {"commit", "lock", "negative_dentries"}
 
 
 def collapse_stats(stats):

@@ -92,9 +92,11 @@ def render(data, outdir, plots=True):
           "in a user. extended attribute, read and set as Samba does), when run; "
           "not in the default workloads.",
           "- `lookup`: twig-lookup, %s processes for %s s stat()ing never-seen names "
-          "(dcache misses: a read-only tree search each) in a directory of %s files, "
+          "(dcache misses: a read-only tree search each%s) in a directory of %s files, "
           "reading the whole directory every 64th operation; ops/s." %
           (host.get("lookup_procs", "?"), host.get("lookup_secs", "?"),
+           "; twigfs keeps no negative dentries for the run, so the dcache does not grow"
+           if "lookup" in host.get("negative_dentries_off", "").split() else "",
            host.get("lookup_files", "?")),
           ""]
     avail = availability(data)
