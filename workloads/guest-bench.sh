@@ -4,12 +4,12 @@
 # share.  Nothing is parsed here: the host (report.py) reads the raw files.
 #
 #   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
-#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE FSMARK_LOOPS
-#                  (sourced); NFILES=auto
-#                  sizes the create runs from the warm-up pass so each lasts
-#                  about CREATE_SECS on the baseline
+#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE CREATE_KEEP
+#                  FSMARK_LOOPS (sourced); NFILES=auto sizes the
+#                  create-shared and fs_mark runs from the warm-up pass so
+#                  each lasts about CREATE_SECS on the baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
-#   $R/harness/    this script, the fio job files, twig-lookup
+#   $R/harness/    this script, the fio job files, twig-lookup, twig-create
 #
 #   $R/profile.txt the same for profiled runs (PROFILE=1), run last
 #
@@ -232,11 +232,11 @@ run_workload() {
 		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
 			--xattr "$CLIENTS" ;;
 	create-own)
-		mkdir -p "$mnt/own" && i=0
-		while [ "$i" -lt "$NJOBS" ]; do mkdir "$mnt/own/d$i"; i=$((i + 1)); done
-		DIR=$mnt/own NJOBS=$NJOBS NFILES=$NFILES \
-			fio ${FIO_RUNTIME:+--runtime=$FIO_RUNTIME} \
-			--output-format=json "$H/create-own.fio" ;;
+		# CREATE_SECS of creating at a steady CREATE_KEEP files per
+		# directory (its fill comes first, not timed)
+		no_negative_dentries
+		mkdir -p "$mnt/own" &&
+			"$H/twig-create" "$mnt/own" "$NJOBS" "$CREATE_SECS" "$CREATE_KEEP" ;;
 	create-shared)
 		mkdir -p "$mnt/shared" &&
 			DIR=$mnt/shared NJOBS=$NJOBS NFILES=$NFILES \
@@ -250,6 +250,18 @@ run_workload() {
 			"$H/twig-lookup" "$mnt/lookup" "$LOOKUP_PROCS" "$LOOKUP_SECS" \
 				"$LOOKUP_FILES" ;;
 	*) echo "unknown workload $1"; return 2 ;;
+	esac
+}
+
+# setup_workload <workload>: what a workload prepares before it is timed,
+# done apart from it where a switchback run must not see it: create-own's
+# fill (twig-create then finds the files and starts at once).
+setup_workload() {
+	case ${1%@*} in
+	create-own)
+		no_negative_dentries
+		mkdir -p "$mnt/own" &&
+			"$H/twig-create" "$mnt/own" "$NJOBS" 0 "$CREATE_KEEP" ;;
 	esac
 }
 
@@ -409,6 +421,11 @@ sb_run() {
 		return
 	fi
 	counter=/sys/fs/twigfs/$(basename "$twigdev")/ops
+	# before the workload and its lead: no window sees the setup
+	if ! (cd "$mnt" && setup_workload "$wl") >>"$dir/output.txt" 2>&1; then
+		run_end "$dir" setup-failed twigfs
+		return
+	fi
 	rm -f /tmp/sb.pid
 	# fs_mark has no time limit and fio's is a cap: timeout bounds all.
 	(
@@ -446,7 +463,8 @@ if [ "${1:-}" = --workload ]; then
 	# (dbench 4.00 runs a warm-up of a fifth of -t before its -t seconds,
 	# and has no option for it: -t is 5/6 of the run)
 	if [ -n "${WL_SECS:-}" ]; then
-		DURATION=$(((WL_SECS * 5 + 5) / 6)) LOOKUP_SECS=$WL_SECS FIO_RUNTIME=$WL_SECS
+		DURATION=$(((WL_SECS * 5 + 5) / 6)) LOOKUP_SECS=$WL_SECS CREATE_SECS=$WL_SECS
+		FIO_RUNTIME=$WL_SECS
 	fi
 	exec 2>&1
 	cd "$mnt" && run_workload "$2"
@@ -496,7 +514,7 @@ if [ -n "$wcfg" ]; then
 	awk '{ sub(/@.*/, "", $2) } !seen[$2]++ { print $2 }' /tmp/allruns >/tmp/workloads
 	while read -r wl; do
 		case $wl:$NFILES in
-		create-*:auto | fsmark-*:auto)
+		create-shared:auto | fsmark-*:auto)
 			NFILES=$CREATE_PROBE
 			say "[warm-up] $wl $wcfg, $NJOBS x $NFILES files to size the runs, discarded"
 			one_run 0 "$wl" "$wcfg" 0 </dev/null
@@ -526,13 +544,15 @@ if [ -n "$wcfg" ]; then
 fi
 if [ "$sized" = auto ]; then
 	sized=$CREATE_PROBE
-	grep -q ' \(create\|fsmark\)-' /tmp/allruns &&
+	grep -q ' \(create-shared\|fsmark-\)' /tmp/allruns &&
 		say "bench: could not size the create runs; using $sized files per job"
 fi
 NFILES=$sized
 echo "nfiles $NFILES" >>"$R/guest-info.txt"
-grep -q ' \(create\|fsmark\)-' /tmp/allruns &&
+grep -q ' \(create-shared\|fsmark-\)' /tmp/allruns &&
 	say "bench: create runs: $NJOBS jobs x $NFILES files of 4 KiB (about ${CREATE_SECS} s on $wcfg)"
+grep -q ' create-own' /tmp/allruns &&
+	say "bench: create-own: $NJOBS directories of $CREATE_KEEP files of 4 KiB, a file created and the oldest removed at a time, ${CREATE_SECS} s a separate run"
 start=$(uptime_s)
 done_runs=0
 while read -r idx wl cfg rep; do

@@ -6,8 +6,10 @@
 # the whole run.  At 0 twigfs has the dcache forget them, so the dcache
 # stays where it was however long the run, while every stat still reaches
 # twigfs's lookup (the mount's lookup counter rises with the operations).
-# Names that exist, are created after a failed lookup, or are removed
-# must behave the same either way.
+# The create-own creator (twig-create: a file created and the oldest
+# removed, over and over) leaves a negative dentry per removed name the
+# same way, and at 0 none.  Names that exist, are created after a failed
+# lookup, or are removed must behave the same either way.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
 # shellcheck source=qemu/tests/twig-lib.sh
@@ -15,6 +17,8 @@ L=$(dirname "$0")/twig-lib.sh
 
 LOOKUP=$HERE/twig-lookup
 [ -x "$LOOKUP" ] || LOOKUP=/twig/twig-lookup
+CREATE=$HERE/twig-create
+[ -x "$CREATE" ] || CREATE=/twig/twig-create
 sys=/sys/fs/twigfs/$(basename "$DEV")
 knob=$sys/negative_dentries
 secs=${LOOKUP_SECS:-20}
@@ -65,6 +69,23 @@ if lookup_run "$MNT/off" "$secs"; then
 	check off-dentries-bounded [ "$d_dentries" -le $((files + 2 * procs)) ]
 else
 	fail run-off "$(tail -n 3 /tmp/lookup.out | tr '\n' ' ')"
+fi
+
+# 10 creators for 10 s, 100 files each kept
+n0=$(dentries) neg0=$(negatives)
+if mkdir -p "$MNT/own" && "$CREATE" "$MNT/own" 10 10 100 >/tmp/create.out 2>&1; then
+	d_dentries=$(($(dentries) - n0))
+	d_negative=$(($(negatives) - neg0))
+	creates=$(awk '$1 == "creates" { print $2 }' /tmp/create.out)
+	echo "$(tail -n 1 /tmp/create.out): dentries $n0 -> $((n0 + d_dentries)), negative $neg0 -> $((neg0 + d_negative))"
+	pass create-run
+	check create-many [ "${creates:-0}" -ge 1000 ]
+	eq create-kept 100 "$(find "$MNT/own/d9" -type f | wc -l)"
+	check create-negative-bounded [ "$d_negative" -le 10 ]
+	# the directories and their files, nothing per removed name
+	check create-dentries-bounded [ "$d_dentries" -le $((10 * 101 + 20)) ]
+else
+	fail create-run "$(tail -n 3 /tmp/create.out | tr '\n' ' ')"
 fi
 
 # Back to the default: one negative dentry per lookup again, as before.

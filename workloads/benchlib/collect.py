@@ -51,6 +51,17 @@ def parse_output(workload, text):
             # first prints 0 MB/s, which is no measurement at all.
             return None, {}, "dbench measured nothing (the run ended in its warm-up: raise DURATION)"
         return float(m.group(1)), {"max_latency_ms": float(m.group(3))}, None
+    if workload == "create-own":
+        # twig-create; results from before it ran fio (below)
+        m = re.search(r"creates (\d+) unlinks (\d+) seconds ([\d.]+) files_per_sec ([\d.]+)",
+                      text)
+        if m:
+            if float(m.group(3)) <= 0:
+                return None, {}, "zero runtime"
+            return float(m.group(4)), {"files": int(m.group(1)), "unlinks": int(m.group(2)),
+                                       "create_seconds": float(m.group(3))}, None
+        if "{" not in text:
+            return None, {}, "no twig-create summary"
     if workload in ("create-own", "create-shared"):
         i = text.find("{")
         if i < 0:

@@ -76,8 +76,18 @@ def render(data, outdir, plots=True):
           "period; throughput and max latency from its summary line." %
           (host.get("clients", "?"), host.get("duration", "?"),
            fmt(num(host.get("duration")) / 5 if num(host.get("duration")) else None)),
-          "- `create-own` / `create-shared`: fio, %s processes each creating %s files of "
-          "4 KiB (own directory each / one shared directory)%s; files/s = files / the "
+          ("- `create-own`: twig-create, %s processes each in its own directory of %s "
+           "files of 4 KiB (filled before the run, not timed), for %s s creating a file "
+           "and removing the oldest, so the directories stay the same size (no negative "
+           "dentries kept); files/s = files created / the run's seconds." %
+           (host.get("njobs", "?"), host.get("create_keep", "?"),
+            host.get("create_secs", "?")))
+          if host.get("create_keep") else
+          "- `create-own`: fio, %s processes each creating %s files of 4 KiB in its own "
+          "directory; files/s = files / the slowest job's runtime." %
+          (host.get("njobs", "?"), g.get("nfiles", host.get("nfiles", "?"))),
+          "- `create-shared`: fio, %s processes each creating %s files of "
+          "4 KiB in one shared directory%s; files/s = files / the "
           "slowest job's runtime." %
           (host.get("njobs", "?"), g.get("nfiles", host.get("nfiles", "?")),
            (", sized by the warm-up pass for about %s s of creating on %s"

@@ -189,10 +189,20 @@ class Parsing(unittest.TestCase):
         self.assertTrue(spin.rstrip().endswith("20 |"), spin)
 
     def test_fio(self):
+        """create-shared's fio JSON; create-own's in results from before twig-create."""
         doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
                         {"error": 0, "job_runtime": 4000, "write": {"total_ios": 100}}]}
-        v, extra, err = collect.parse_output("create-own", "fio: note\n" + json.dumps(doc))
-        self.assertEqual((v, err), (50.0, None))
+        for w in ("create-shared", "create-own"):
+            v, extra, err = collect.parse_output(w, "fio: note\n" + json.dumps(doc))
+            self.assertEqual((v, err), (50.0, None))
+
+    def test_twig_create(self):
+        v, extra, err = collect.parse_output(
+            "create-own", "prefill files 10000 seconds 4.210 sync_seconds 2.001\n"
+            "creates 71234 unlinks 71234 seconds 20.004 files_per_sec 3560.9\n")
+        self.assertEqual((v, extra["files"], extra["unlinks"], err), (3560.9, 71234, 71234, None))
+        self.assertEqual(collect.parse_output("create-own", "prefill files 3 seconds 1 "
+                                              "sync_seconds 0\n")[2], "no twig-create summary")
 
     def test_lookup(self):
         v, _, err = collect.parse_output(
