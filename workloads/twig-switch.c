@@ -16,9 +16,9 @@
  *
  * LOG (read by workloads/switchback.py), times in microseconds since start:
  *   # twig-switch 1
- *   param <name> <value>          window_ms sample_ms seed baseline counter,
- *                                 realtime_us and monotonic_us (below)
+ *   param <name> <value>          window_ms sample_ms seed baseline counter
  *   config <label> <path>=<value> ...
+ *   param realtime_us|monotonic_us <us>   the clocks at time 0 (below)
  *   S <t_us> <count>              a sample, taken just before every W too
  *   W <t_us> <block> <label>      a window begins, its settings written
  *   E <t_us> done|stopped         the end (after SECONDS, or SIGTERM),
@@ -248,14 +248,9 @@ int main(int argc, char **argv)
 	setvbuf(logf, NULL, _IOLBF, 0);
 	signal(SIGTERM, on_term);
 	rnd_state = seed * 0x9e3779b97f4a7c15ULL + 1;
-	rt0 = clock_us(CLOCK_REALTIME);
-	t0 = now_us();
-	rt1 = clock_us(CLOCK_REALTIME);
 	fprintf(logf, "# twig-switch 1\nparam window_ms %ld\nparam sample_ms %ld\n"
-		"param seed %llu\nparam baseline %s\nparam counter %s\n"
-		"param realtime_us %" PRId64 "\nparam monotonic_us %" PRId64 "\n",
-		window, every, seed, base ? base : configs[0].label, counter,
-		rt0 + (rt1 - rt0) / 2, t0);
+		"param seed %llu\nparam baseline %s\nparam counter %s\n",
+		window, every, seed, base ? base : configs[0].label, counter);
 	for (i = 0; i < nconfigs; i++) {
 		int j;
 
@@ -265,6 +260,12 @@ int main(int argc, char **argv)
 				configs[i].set[j].value);
 		fputc('\n', logf);
 	}
+	/* after the header: each line of it is a write to the results share */
+	rt0 = clock_us(CLOCK_REALTIME);
+	t0 = now_us();
+	rt1 = clock_us(CLOCK_REALTIME);
+	fprintf(logf, "param realtime_us %" PRId64 "\nparam monotonic_us %" PRId64 "\n",
+		rt0 + (rt1 - rt0) / 2, t0);
 	end = t0 + (int64_t)secs * 1000000;
 	for (;;) {
 		block++;
