@@ -38,13 +38,15 @@ import sys
 import textwrap
 
 import numpy
+import scipy.optimize
 import scipy.stats
 
 from benchlib.collect import read_kv
 from benchlib.data import configs_in, values
 from benchlib.defs import BASELINE, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
-from benchlib.stats import holm, mean, mean_ci, random_effects, ratio_ci, welch_p
+from benchlib.stats import (holm, mean, mean_ci, random_effects, ratio_ci, t_ppf, welch_p,
+                             welch_power)
 
 DEFAULT_SETTLE_MS = 100
 SETTLES_MS = (0, 100, 200, 500, 1000)
@@ -240,6 +242,16 @@ def block_length(n):
     return max(1, int(round(n ** (1.0 / 3))))
 
 
+def circular_block_indices(n, blen, nboot, seed=SEED):
+    """@nboot circular block bootstrap resamples of 0..@n-1: runs of @blen
+    consecutive indices (wrapping round) from random starts, cut to @n.
+    Returns (indices as an nboot x n array, k runs per resample)."""
+    k = -(-n // blen)
+    starts = numpy.random.default_rng(seed).integers(0, n, size=(nboot, k))
+    idx = (starts[:, :, None] + numpy.arange(blen)[None, None, :]).reshape(nboot, -1)[:, :n] % n
+    return idx, k
+
+
 def block_bootstrap_ci(x, level=0.95, nboot=NBOOT, blen=None, seed=SEED):
     """Circular block bootstrap interval for the mean of the series @x.
 
@@ -262,10 +274,7 @@ def block_bootstrap_ci(x, level=0.95, nboot=NBOOT, blen=None, seed=SEED):
     m = float(x.mean())
     if n < 3:
         return m, None, None, blen
-    rng = numpy.random.default_rng(seed)
-    k = -(-n // blen)
-    starts = rng.integers(0, n, size=(nboot, k))
-    idx = (starts[:, :, None] + numpy.arange(blen)[None, None, :]).reshape(nboot, -1)[:, :n] % n
+    idx, k = circular_block_indices(n, blen, nboot, seed)
     means = x[idx].mean(axis=1)
     a = (1 - level) / 2
     lo, hi = numpy.quantile(means, [a, 1 - a])
@@ -304,10 +313,7 @@ def family(log, wins, level=0.95, nboot=NBOOT, seed=SEED):
     if n < 3:
         return {}
     blen = block_length(n)
-    k = -(-n // blen)
-    rng = numpy.random.default_rng(seed)
-    starts = rng.integers(0, n, size=(nboot, k))
-    idx = (starts[:, :, None] + numpy.arange(blen)[None, None, :]).reshape(nboot, -1)[:, :n] % n
+    idx, k = circular_block_indices(n, blen, nboot, seed)
     with numpy.errstate(divide="ignore", invalid="ignore"):
         rate = numpy.log(ops.sum(axis=0) / secs.sum(axis=0))
         boot = numpy.log(ops[idx].sum(axis=1) / secs[idx].sum(axis=1))
@@ -317,9 +323,12 @@ def family(log, wins, level=0.95, nboot=NBOOT, seed=SEED):
     for j, lb in enumerate(labels[1:]):
         r = reps[:, j]
         r = r[numpy.isfinite(r)]
-        se = float(numpy.std(r, ddof=1) * math.sqrt(n / (n - 1.0))) if len(r) > 2 else None
+        # resamples in which the label or the baseline completed nothing
+        # have no ratio: more than 1% of them and the spread is not known
+        se = (float(numpy.std(r, ddof=1) * math.sqrt(n / (n - 1.0)))
+              if len(r) > 0.99 * nboot else None)
         out[lb] = ratio_summary(float(est[j]) if numpy.isfinite(est[j]) else None, se,
-                                k - 1, level)
+                                k - 1, level, len(labels) - 1)
         out[lb].update(n=n, blen=blen, rate=float(math.exp(rate[j + 1]))
                        if numpy.isfinite(rate[j + 1]) else 0.0)
     out_base = float(math.exp(rate[0])) if numpy.isfinite(rate[0]) else 0.0
@@ -329,13 +338,15 @@ def family(log, wins, level=0.95, nboot=NBOOT, seed=SEED):
     return out
 
 
-def ratio_summary(est, se, df, level=0.95):
+def ratio_summary(est, se, df, level=0.95, family_size=1):
     """A log ratio @est with standard error @se and @df degrees of freedom
     as the report shows it: dict log, se, df, ratio, lo, hi (None when
     not estimable), pct, pct_lo, pct_hi (% change), half (half the
-    interval's width in % points), p, mde80 (the change, in %, that a
-    two-sided 5% test would find with 80% power at this se), sig (set by
-    star())."""
+    interval's width in % points), p, mde80 (the change, in %, that Holm's
+    test over @family_size rows finds with at least 80% power at this se:
+    a two-sided test at 5% / family_size, the step every star must pass
+    when all the rows are real changes is no harder; noncentral t), sig
+    (set by star())."""
     r = {"log": est, "se": se, "df": df, "ratio": None, "lo": None, "hi": None, "pct": None,
          "pct_lo": None, "pct_hi": None, "half": None, "p": None, "mde80": None, "sig": False}
     if est is None:
@@ -349,8 +360,20 @@ def ratio_summary(est, se, df, level=0.95):
              half=50 * (math.exp(hi) - math.exp(lo)),
              p=float(2 * scipy.stats.t.sf(abs(est) / se, df)) if se > 0 else
              (0.0 if est else 1.0),
-             mde80=pct(se * (t + float(scipy.stats.t.ppf(0.8, df)))))
+             mde80=pct(detectable_change(se, df, 1 - (1 - level) / max(1, family_size))))
     return r
+
+
+def detectable_change(se, df, level, power=0.8):
+    """The log change a two-sided test at @level finds with @power when
+    the estimate has standard error @se and @df degrees of freedom."""
+    if se <= 0:
+        return 0.0
+    hi = se * (t_ppf(0.5 + level / 2, df) + 1)
+    while welch_power(hi, se, df, level) < power:
+        hi *= 1.5
+    return float(scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
+                                       0.0, hi, xtol=1e-9))
 
 
 def star(ratios):
@@ -820,10 +843,11 @@ def machine_line(host, guest, kernel_label):
         guest.get("uname", "?") or "?", patches, (host.get("twigfs_commit", "?") or "?")[:12])
     if host.get("host_cpu_model"):
         qemu = re.search(r"version (\S+)", host.get("host_qemu", ""))
-        line += "\nhost: %s (flags %s), Linux %s, QEMU %s, %s CPUs" % (
-            host["host_cpu_model"], host.get("host_cpu_flags_hash", "?"),
-            host.get("host_kernel", "?"), qemu.group(1) if qemu else "?",
-            host.get("host_cpus", "?"))
+        line += "\n" + "\n".join(textwrap.wrap(
+            "host: %s (flags %s), Linux %s, QEMU %s, %s CPUs" % (
+                host["host_cpu_model"], host.get("host_cpu_flags_hash", "?"),
+                host.get("host_kernel", "?"), qemu.group(1) if qemu else "?",
+                host.get("host_cpus", "?")), 100, subsequent_indent="  "))
     return line
 
 
@@ -958,29 +982,33 @@ def run_notes(r):
 def combine(runs):
     """Runs of one workload on one kernel in several boots, combined per
     label by random_effects() over the boots' log ratios; stars by Holm
-    over the labels.  Returns {label: dict of random_effects() plus the
-    ratio_summary() fields, boots: [each boot's pct]}, the baseline's mean
-    ops/s over the boots, and the variance components: {within: median
-    over labels of a boot's variance of the log ratio times its seconds
-    (per-second variance), between: median tau^2, seconds: mean seconds
-    per boot}."""
+    over the labels.  Returns {label: ratio_summary() of the combined
+    estimate plus k, tau2, q, q_p, i2 and boots: [(boot, pct)]}, the
+    baseline's ops/s over the boots (geometric mean, as the ratios), and
+    the variance components: {within: median over labels and boots of a
+    boot's variance of the log ratio times its seconds (per-second
+    variance), between: median tau^2, seconds: mean seconds per boot}."""
     ok = [r for r in runs if not r.get("error")]
-    labels = [lb for lb in ok[0]["ratios"]] if ok else []
+    labels = []
+    for r in ok:
+        labels += [lb for lb in r["ratios"] if lb not in labels]
     out = {}
     for lb in labels:
-        xs = [r["ratios"][lb] for r in ok if r["ratios"].get(lb, {}).get("se")]
-        re_ = random_effects([x["log"] for x in xs], [x["se"] for x in xs])
+        xs = [(r.get("boot", "?"), r["ratios"][lb]) for r in ok
+              if (r["ratios"].get(lb) or {}).get("se")]
+        re_ = random_effects([x["log"] for _, x in xs], [x["se"] for _, x in xs])
         if re_["k"] >= 2:
-            s = ratio_summary(re_["mu"], re_["se"], re_["df"])
+            s = ratio_summary(re_["mu"], re_["se"], re_["df"], family_size=len(labels))
         else:
-            s = dict(xs[0]) if xs else ratio_summary(None, None, None)
+            s = dict(xs[0][1]) if xs else ratio_summary(None, None, None)
         s.update({key: re_[key] for key in ("k", "tau2", "q", "q_p", "i2")})
-        s["boots"] = [x["pct"] for x in xs]
+        s["boots"] = [(b, x["pct"]) for b, x in xs]
         out[lb] = s
     star(out)
-    base = float(numpy.mean([r["baseline_rate"] for r in ok])) if ok else None
+    rates = [r["baseline_rate"] for r in ok if r.get("baseline_rate")]
+    base = float(numpy.exp(numpy.mean(numpy.log(rates)))) if rates else None
     within = [r["ratios"][lb]["se"] ** 2 * r["seconds_used"] for r in ok for lb in labels
-              if r["ratios"][lb].get("se")]
+              if (r["ratios"].get(lb) or {}).get("se")]
     between = [x["tau2"] for x in out.values() if x.get("tau2") is not None]
     comp = {"within": float(numpy.median(within)) if within else None,
             "between": float(numpy.median(between)) if between else None,
@@ -989,23 +1017,24 @@ def combine(runs):
     return out, base, comp
 
 
-def plan_line(comp, t=(60, 120, 240), k=(1, 3, 5)):
+def plan_line(comp, t=(60, 120, 240), k=(3, 5, 8)):
     """What the variance components imply (Kalibera and Jones): the 95%
     half-width of the combined estimate with k boots of s seconds each,
-    sqrt(tau^2 / k + within / (k s)) times Student's t with k - 1 degrees
-    of freedom (z for one boot), in %."""
+    Student's t with k - 1 degrees of freedom times sqrt(tau^2 / k +
+    within / (k s)), in % (what random_effects() reports when the boots
+    agree as well as their own errors say; two boots give t with one
+    degree of freedom, 12.7: not a design)."""
     if comp.get("within") is None or comp.get("between") is None:
         return None
     cells = []
     for kk in k:
-        q = float(scipy.stats.t.ppf(0.975, kk - 1)) if kk > 1 else 1.96
+        q = t_ppf(0.975, kk - 1)
         for ss in t:
             h = q * math.sqrt(comp["between"] / kk + comp["within"] / (kk * ss))
             cells.append("%dx%ds ±%.1f%%" % (kk, ss, 100 * math.expm1(h)))
-    return ("variance per boot: within (per s) %.2g, between boots tau %.1f%%; "
-            "half-width for boots x seconds: %s" % (comp["within"],
-                                                    100 * math.sqrt(comp["between"]),
-                                                    ", ".join(cells)))
+    return ("variance: within a boot %.2g per s, between boots tau %.1f%%; expected "
+            "half-width for boots x seconds of switching: %s" % (
+                comp["within"], 100 * math.sqrt(comp["between"]), ", ".join(cells)))
 
 
 def summary_table(runs, separate=None):
@@ -1065,6 +1094,10 @@ def summary_table(runs, separate=None):
         aa = ok[0].get("aa_label")
         L += ["", "%s, switchback, %d boots combined (random effects, Hartung-Knapp t with %d "
               "df):" % (wl, len(ok), len(ok) - 1)]
+        short = ["%s (%d boots)" % (lb, x["k"]) for lb, x in comb.items() if x["k"] < len(ok)]
+        if short:
+            L += textwrap.wrap("WARNING: estimated in fewer boots: " + ", ".join(short), 98,
+                               initial_indent="  ", subsequent_indent="    ")
         L.append((ROW % ("config", "ops/s", "%change", "95% interval", "sig",
                          "80% power")).rstrip())
         L.append((ROW % (ok[0]["baseline"][:22], fmt_rate(base), "base", "", "", "")).rstrip())
@@ -1073,11 +1106,12 @@ def summary_table(runs, separate=None):
                                " (A/A)" if lb == aa else ""))
         for lb, x in comb.items():
             dis = x.get("q_p") is not None and x["q_p"] < 0.05
-            L.append("  %-22s boots %s; I2 %s, Q p %s%s" % (
-                lb[:22], " / ".join(fmt_pct(p) for p in x["boots"]),
+            L += textwrap.wrap("%s: boots %s; I2 %s, Q p %s%s" % (
+                lb, ", ".join("%s %s" % (b, fmt_pct(p)) for b, p in x["boots"]),
                 "%.0f%%" % (100 * x["i2"]) if x.get("i2") is not None else "—",
                 "%.2f" % x["q_p"] if x.get("q_p") is not None else "—",
-                ": BOOTS DISAGREE" if dis else ""))
+                ": BOOTS DISAGREE" if dis else ""), 98, initial_indent="  ",
+                subsequent_indent="    ")
         pl = plan_line(comp)
         if pl:
             L += textwrap.wrap(pl, 98, initial_indent="  ", subsequent_indent="    ")
@@ -1159,6 +1193,12 @@ def markdown(runs, ftable):
                 "±%.1f%%" % x["mde80"] if x.get("mde80") is not None else "—",
                 x["n"], x["blen"]))
         L += [""] + run_notes(r) + [""]
+        st = r.get("steal") or {}
+        if st.get("slope"):
+            L += ["Effect against the host's steal time per block (%% change per point of "
+                  "steal, 95%%): %s." % "; ".join(
+                      "%s %+.2f [%+.2f, %+.2f]" % (lb, v[0], v[1], v[2])
+                      for lb, v in st["slope"].items()), ""]
         L += ["### Drift: % change by quarter of the run, slope", "",
               "| label | Q1 | Q2 | Q3 | Q4 | slope, pts/100 s | 95% (Bonferroni) |",
               "|---|---|---|---|---|---|---|"]

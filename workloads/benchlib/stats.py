@@ -86,7 +86,10 @@ def welch_power(delta, se, df, level=0.95):
         norm = scipy.stats.norm
         return float(norm.sf(tc - nc) + norm.cdf(-tc - nc))
     nct = scipy.stats.nct
-    return float(nct.sf(tc, df, nc) + nct.cdf(-tc, df, nc))
+    # far from 0 scipy's noncentral t gives NaN for the tail that holds
+    # nothing (with a warning): that tail counts as 0
+    with numpy.errstate(invalid="ignore"):
+        return float(numpy.nan_to_num(nct.sf(tc, df, nc)) + numpy.nan_to_num(nct.cdf(-tc, df, nc)))
 
 
 def detectable(a, b, level=0.95, power=0.8):

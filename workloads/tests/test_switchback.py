@@ -19,6 +19,7 @@ from contextlib import redirect_stdout
 
 import numpy
 import scipy.signal
+import scipy.stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import passfail  # noqa: E402
@@ -402,7 +403,7 @@ class Coverage(unittest.TestCase):
 
 class Calibration(unittest.TestCase):
     """The analysis at the bench's defaults, on seeded synthetic runs like
-    the host's: 300 ms windows of 100 ms samples, five labels (the
+    the host's: 300 ms windows of 50 ms samples, five labels (the
     baseline, +10%, +5%, two null ones of which the A/A copy), 160 blocks
     (a 240 s run), fast AR noise (0.44 from one 100 ms step to the next),
     a slow AR component and a drift over the run.  Asserted: 95% intervals
@@ -417,12 +418,12 @@ class Calibration(unittest.TestCase):
     NULL = ("osq", "nospin#B")
 
     @staticmethod
-    def synth(seed, eff, settle=100, onset=0, stall=None, tau=0.0):
+    def synth(seed, eff, onset=0, stall=None, tau=0.0, null=()):
         if tau:
             rng = numpy.random.default_rng(seed + 77)
-            eff = {lb: (v * math.exp(rng.normal(0, tau)) if lb not in ("nospin", "nospin#B")
+            eff = {lb: (v * math.exp(rng.normal(0, tau)) if lb not in ("nospin",) + null
                         else v) for lb, v in eff.items()}
-        log = sb.parse_log(synth_log(seed, eff, blocks=160, window_ms=300, sample_ms=100,
+        log = sb.parse_log(synth_log(seed, eff, blocks=160, window_ms=300, sample_ms=50,
                                      fast_sd=0.2, slow_sd=0.15, fast_1s=0.44 ** 10,
                                      slow_1s=0.97, trend=0.2, onset_ms=onset, stall=stall))
         return log
@@ -433,7 +434,7 @@ class Calibration(unittest.TestCase):
         half = {lb: [] for lb in truth}
         false_star = 0
         for s in range(self.N):
-            log = self.synth(seed0 + s, self.EFF, settle, onset, stall)
+            log = self.synth(seed0 + s, self.EFF, onset, stall)
             f = sb.family(log, sb.windows(log, settle))
             for lb, true in truth.items():
                 r = f[lb]
@@ -449,12 +450,16 @@ class Calibration(unittest.TestCase):
               "family-wise false stars %.3f" % (
                   name, self.N, " ".join("%s %.3f" % kv for kv in cov.items()),
                   " ".join("%s %+.2f" % (lb, bias[lb] / hw[lb]) for lb in bias), fw))
-        # a 5% rate seen in N runs: allow two of its standard errors
-        slack = 2 * math.sqrt(0.05 * 0.95 / self.N)
+        # Coverage pooled over the rows (each row alone varies by about
+        # 1.3 points at N = 300: a fixed seed set could sit on either side
+        # of 0.93 by chance), no row far below; false stars: fail when
+        # this many would be rarer than 1 in 100 at a true rate of 5%.
+        pooled = sum(cover.values()) / float(self.N * len(cover))
+        self.assertGreaterEqual(pooled, 0.93, (name, cov))
         for lb in truth:
-            self.assertGreaterEqual(cov[lb], 0.93, (name, lb, cov))
+            self.assertGreaterEqual(cov[lb], 0.90, (name, lb, cov))
             self.assertLessEqual(abs(bias[lb]), hw[lb] / 4, (name, lb, bias, hw))
-        self.assertLessEqual(fw, 0.05 + slack, (name, fw))
+        self.assertGreater(scipy.stats.binom.sf(false_star - 1, self.N, 0.05), 0.01, (name, fw))
 
     def truth(self, stall=None):
         t = {lb: v for lb, v in self.EFF.items() if lb != "nospin"}
@@ -474,23 +479,27 @@ class Calibration(unittest.TestCase):
 
     def test_settle_check(self):
         """A settle shorter than the onset is flagged in most runs (+20%,
-        lookup-like, reached only after 200 ms); one long enough is not
-        (at most the check's own 5%)."""
+        lookup-like, reached only after 200 ms); one long enough (with
+        50 ms samples, lookup's 200 ms leaves two settled steps) is not,
+        beyond the check's own 5%."""
         eff = dict(self.EFF, spin512=1.2)
         n = max(20, self.N // 5)
         short = sum(any(c["moving"] for c in sb.settle_check(
             self.synth(50000 + s, eff, onset=200), 100).values()) for s in range(n))
         ok = sum(any(c["moving"] for c in sb.settle_check(
             self.synth(51000 + s, eff), 100).values()) for s in range(n))
+        fits = sum(any(c["moving"] for c in sb.settle_check(
+            self.synth(52000 + s, eff, onset=200), 200).values()) for s in range(n))
         print("INFO settle check: flagged %d of %d runs with a 200 ms onset at settle 100, "
-              "%d of %d without an onset" % (short, n, ok, n))
+              "%d of %d at settle 200, %d of %d without an onset" % (short, n, fits, n, ok, n))
         self.assertGreaterEqual(short, 0.8 * n)
-        self.assertLessEqual(ok, 0.05 * n + 2 * math.sqrt(0.05 * 0.95 * n))
+        for false in (ok, fits):
+            self.assertGreater(scipy.stats.binom.sf(false - 1, n, 0.05), 0.01, (ok, fits))
 
     def test_boots_with_between_boot_variance(self):
-        """Three boots whose effects differ (log SD 0.03 between boots):
-        the combined interval covers the mean effect; the null labels
-        (no between-boot variance) get a false star in at most 5%."""
+        """Three boots whose effects differ (log SD 0.03 between boots,
+        the null labels excepted): the combined interval covers the mean
+        effect; the null labels get a false star in at most 5%."""
         n = max(30, self.N // 3)
         truth = self.truth()
         cover = {lb: 0 for lb in truth}
@@ -499,7 +508,7 @@ class Calibration(unittest.TestCase):
         for s in range(n):
             runs = []
             for b in range(3):
-                log = self.synth(60000 + 10 * s + b, self.EFF, tau=0.03)
+                log = self.synth(60000 + 10 * s + b, self.EFF, tau=0.03, null=self.NULL)
                 f = sb.family(log, sb.windows(log, 100))
                 runs.append({"ratios": f, "baseline_rate": f["osq"]["base_rate"],
                              "seconds_used": 240.0})
@@ -514,9 +523,10 @@ class Calibration(unittest.TestCase):
                   n, " ".join("%s %.3f" % kv for kv in cov.items()),
                   " ".join("%s %.1f%%" % (lb, numpy.mean(v)) for lb, v in half.items()),
                   false_star / float(n)))
+        self.assertGreaterEqual(sum(cover.values()) / float(n * len(cover)), 0.93, cov)
         for lb, c in cov.items():
-            self.assertGreaterEqual(c, 0.93, (lb, cov))
-        self.assertLessEqual(false_star / float(n), 0.05 + 2 * math.sqrt(0.05 * 0.95 / n))
+            self.assertGreaterEqual(c, 0.90, (lb, cov))
+        self.assertGreater(scipy.stats.binom.sf(false_star - 1, n, 0.05), 0.01, false_star)
 
 
 class Carryover(unittest.TestCase):
@@ -690,10 +700,18 @@ class Output(unittest.TestCase):
         self.assertEqual(comb["spin512"]["k"], 3)
         self.assertIn("%+.1f%%" % comb["spin512"]["pct"], rows["spin512"])
         self.assertTrue(comb["spin512"]["lo"] < 1.3 < comb["spin512"]["hi"])
-        per = [ln for ln in L[i + 6:i + 9] if ln.split()[0] == "spin512"][0]
-        self.assertIn(" / ".join("%+.1f%%" % x["ratios"]["spin512"]["pct"] for x in runs), per)
+        per = [ln for ln in L[i + 6:i + 9] if ln.split()[0] == "spin512:"][0]
+        self.assertIn(", ".join("%s %+.1f%%" % (x["boot"], x["ratios"]["spin512"]["pct"])
+                                for x in runs), per)
         self.assertIn("I2 ", per)
-        self.assertTrue(any(ln.startswith("  variance per boot") for ln in L[i:]))
+        # a label missing in one boot is combined over the others, said so
+        del runs[1]["ratios"]["mutex-owner"]
+        comb, base, _ = sb.combine(runs)
+        self.assertEqual(comb["mutex-owner"]["k"], 2)
+        self.assertEqual([b for b, _ in comb["mutex-owner"]["boots"]], ["1", "3"])
+        self.assertAlmostEqual(base, math.exp(numpy.mean([math.log(x["baseline_rate"])
+                                                          for x in runs])))
+        self.assertTrue(any(ln.startswith("  variance: within a boot") for ln in L[i:]))
         self.assertTrue(all(len(ln) <= 100 for ln in L))
 
     def test_host_steal(self):
