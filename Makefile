@@ -86,7 +86,7 @@ aa: deps
 profile: deps
 	@test -n "$(WORKLOAD)" -a -n "$(LOCK)" || \
 		{ echo "usage: make profile WORKLOAD=<workload> LOCK=<configuration>" >&2; exit 2; }
-	@PROFILE=1 REPEAT=0 AA=0 WORKLOADS="$(WORKLOAD)" CONFIGS="$(LOCK)" workloads/bench.sh
+	@PROFILE=1 REPEAT=0 AA=0 BOOTS=1 WORKLOADS="$(WORKLOAD)" CONFIGS="$(LOCK)" workloads/bench.sh
 
 compare: deps
 	@test -n "$(PATCH)" || { echo "usage: make compare PATCH=my.patch [TOGGLE=/proc/sys/...:off,on]" >&2; exit 2; }

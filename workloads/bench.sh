@@ -49,14 +49,23 @@ case ${SWEEP:-} in
 clients | vcpus)
 	[[ $mode == bench ]] || { echo "bench.sh: SWEEP is for make bench" >&2; exit 2; }
 	: "${CONFIGS:=$twig_configs}" "${WORKLOADS:=dbench}" "${REPEAT:=2}" "${AA:=0}"
+	: "${BOOTS_DEFAULT:=1}"
 	[[ $SWEEP == clients ]] && : "${SWEEP_POINTS:=1 2 4 8 16 32 50}"
 	[[ $SWEEP == vcpus ]] && : "${SWEEP_POINTS:=1 2 4 8}"
 	;;
 *) echo "bench.sh: SWEEP must be clients or vcpus" >&2; exit 2 ;;
 esac
+# The boot is a level of the design: make bench and make compare TOGGLE=
+# run their switchback part once per boot and combine the boots
+# (docs/switchback.md, "Boots"); separate runs then repeat once per boot.
 if [[ ${QUICK:-0} == 1 ]]; then
+	: "${BOOTS_DEFAULT:=1}"
 	: "${REPEAT:=2}" "${DURATION:=6}" "${CREATE_SECS:=5}" "${LOOKUP_SECS:=2}"
 else
+	: "${BOOTS_DEFAULT:=3}"
+	if [[ ${SWEEP:-} == "" && ${BOOTS:-$BOOTS_DEFAULT} -gt 1 && $mode == bench ]]; then
+		: "${REPEAT:=1}"
+	fi
 	: "${REPEAT:=3}" "${DURATION:=20}" "${CREATE_SECS:=30}" "${LOOKUP_SECS:=10}"
 fi
 # CREATE_KEEP: create-own's files per directory, measured here (2 vCPUs,
@@ -71,26 +80,29 @@ fi
 [[ $CREATE_KEEP =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench.sh: CREATE_KEEP must be a number of files" >&2; exit 2; }
 case $mode in
-bench) : "${CONFIGS:=$twig_configs}" ;;
-aa) : "${CONFIGS:=mutex-nospin}" ;;
+bench) : "${CONFIGS:=$twig_configs}" "${BOOTS:=$BOOTS_DEFAULT}" ;;
+aa) : "${CONFIGS:=mutex-nospin}" "${BOOTS:=1}" ;;
 compare) : "${CONFIGS:=$twig_configs}" "${BOOTS:=2}" ;;
-toggle) : "${CONFIGS:=mutex-nospin}" ;;
+toggle) : "${CONFIGS:=mutex-nospin}" "${BOOTS:=$BOOTS_DEFAULT}" ;;
 esac
 # Switchback (docs/switchback.md): configurations that share one mount
 # (twigfs lock=mutex: they differ only in spin= and the kernel's
 # mutex_spin) run inside one long run per workload, switched every WINDOW
 # ms in random blocks with a copy of the baseline; the rest run separately.
-# WINDOW and SETTLE: chosen from the floor by window and settle measured
-# here (docs/switchback.md).
-if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=240}"; fi
-: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=100}" "${SAMPLE:=100}" "${SB_LEAD:=15}"
+# WINDOW: chosen from the A/A half-width by window and settle measured
+# here (docs/switchback.md); SETTLE empty: each workload's own
+# (benchlib/defs.py, from the step table; the analysis applies it).
+if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=120}"; fi
+: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=}" "${SAMPLE:=50}" "${SB_LEAD:=15}"
 [[ -n ${SWEEP:-} || ${PROFILE:-0} == 1 || $mode != bench ]] && SWITCHBACK=0
 [[ $mode == toggle ]] && SWITCHBACK=1
-for v in SB_SECS WINDOW SETTLE SAMPLE SB_LEAD; do
+for v in SB_SECS WINDOW SAMPLE SB_LEAD BOOTS; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || { echo "bench.sh: $v must be a number" >&2; exit 2; }
 done
-((SAMPLE > 0 && WINDOW % SAMPLE == 0 && SETTLE < WINDOW)) ||
-	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW" >&2; exit 2; }
+[[ -z $SETTLE || $SETTLE =~ ^[0-9]+$ ]] ||
+	{ echo "bench.sh: SETTLE must be a number of ms (or empty: each workload's)" >&2; exit 2; }
+((SAMPLE > 0 && WINDOW % SAMPLE == 0 && ${SETTLE:-0} < WINDOW && BOOTS > 0)) ||
+	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW, BOOTS above 0" >&2; exit 2; }
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
 # The default matrix fits about 45 minutes here (README "Time on this
 # machine"); CONFIGS=all and WORKLOADS=all are everything.
@@ -340,7 +352,7 @@ hoststat() {
 	echo "switchback_mount ${sb_mount:-}"
 	echo "switchback_secs $SB_SECS"
 	echo "window_ms $WINDOW"
-	echo "settle_ms $SETTLE"
+	echo "settle_ms ${SETTLE:-per-workload}"
 	echo "sample_ms $SAMPLE"
 	echo "toggle ${TOGGLE:-}"
 	echo "workloads ${workloads[*]}"
@@ -391,7 +403,7 @@ boot() {
 		FSMARK_LOOPS=$FSMARK_LOOPS
 		NODESIZE=$NODESIZE
 		SB_WINDOW=$WINDOW
-		SB_SETTLE=$SETTLE
+		SB_SETTLE=${SETTLE:-per-workload}
 		SB_SAMPLE=$SAMPLE
 		SB_LEAD=$SB_LEAD
 		SB_NFILES=$((262144 / NJOBS))
