@@ -602,6 +602,31 @@ fail:
 	return ret;
 }
 
+/*
+ * Mount, before the first allocation: the tree names [@bytenr, + @bytes)
+ * (twig_tree_claim()), so it is in use whatever the loaded bitmap says.
+ * Returns how many of its sectors the bitmap had free.
+ */
+u64 twig_alloc_mark_used(struct twig_fs_info *fs, u64 bytenr, u64 bytes)
+{
+	u64 s = bytenr >> TWIG_SECTOR_SHIFT;
+	u64 end = min(DIV_ROUND_UP(bytenr + bytes, TWIG_SECTORSIZE),
+		      fs->alloc_nbits);
+	u64 n = 0;
+
+	spin_lock(&fs->alloc_lock);
+	for (; s < end; s++) {
+		if (__test_and_set_bit_le(s, fs->alloc_committed))
+			continue;
+		__set_bit_le(s, fs->alloc_working);
+		__set_bit_le(s, fs->alloc_busy);
+		n++;
+	}
+	fs->free_sectors -= n;
+	spin_unlock(&fs->alloc_lock);
+	return n;
+}
+
 void twig_alloc_destroy(struct twig_fs_info *fs)
 {
 	kvfree(fs->alloc_committed);

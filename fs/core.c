@@ -72,8 +72,13 @@ int twig_core_open(struct twig_fs_info *fs)
 	ret = twig_tree_open(fs);
 	if (ret)
 		goto free_alloc;
+	ret = twig_tree_claim(fs);
+	if (ret)
+		goto close_tree;
 	return 0;
 
+close_tree:
+	twig_tree_close(fs);
 free_alloc:
 	twig_alloc_destroy(fs);
 free_cache:

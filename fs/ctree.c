@@ -1525,6 +1525,76 @@ fail:
 	return ret;
 }
 
+/* @eb's own sectors and, in a leaf, every data run its extents name. */
+static int twig_claim_block(struct twig_fs_info *fs, struct twig_eb *eb,
+			    u64 *unmarked, u64 *bad)
+{
+	bool opaque = test_bit(TWIG_FS_MEMONLY, &fs->flags) &&
+		      test_bit(TWIG_FS_OPAQUE_ITEMS, &fs->flags);
+	u32 nr = twig_header_nritems(eb);
+	struct twig_key key;
+	u32 i;
+	int ret;
+
+	*unmarked += twig_alloc_mark_used(fs, eb->start, eb->len);
+	for (i = 0; i < nr && !eb->level && !opaque; i++) {
+		const struct twig_file_extent *fe = twig_item_ptr(eb, i);
+
+		twig_item_key(eb, i, &key);
+		if (key.type != TWIG_EXTENT_DATA_KEY ||
+		    fe->type == TWIG_FILE_EXTENT_INLINE)
+			continue;
+		*unmarked += twig_alloc_mark_used(fs, le64_to_cpu(fe->disk_bytenr),
+					  le64_to_cpu(fe->disk_num_bytes));
+	}
+	for (i = 0; i < nr && eb->level; i++) {
+		struct twig_eb *child;
+
+		/* a child that fails its check still holds its address */
+		*unmarked += twig_alloc_mark_used(fs, twig_node_blockptr(eb, i),
+					  fs->nodesize);
+		child = twig_read_child(eb, i);
+		if (IS_ERR(child)) {
+			if (PTR_ERR(child) != -EUCLEAN)
+				return PTR_ERR(child);
+			(*bad)++;
+			continue;
+		}
+		ret = twig_claim_block(fs, child, unmarked, bad);
+		twig_eb_put(child);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Mount, before anything allocates: every tree block and data run the
+ * tree names is set in the allocation bitmap, whatever the loaded copy
+ * says.  A checksum-valid bitmap that frees a live block would let the
+ * next-fit allocator hand it out again (the first CoW of the root could
+ * be given the root's own address) and two owners write one sector; btrfs
+ * and ext4's block_validity do not trust their free-space maps blindly
+ * either.  It reads the whole tree once, with no locks (nothing else runs
+ * yet); a block that fails its check is left to fail where it is used.
+ */
+int twig_tree_claim(struct twig_fs_info *fs)
+{
+	u64 unmarked = 0, bad = 0;
+	int ret;
+
+	ret = twig_claim_block(fs, fs->root, &unmarked, &bad);
+	if (ret)
+		return ret;
+	if (unmarked)
+		pr_warn("twigfs (%s): allocation bitmap: %llu sectors the tree uses were free; marked in use\n",
+			twig_fs_id(fs), unmarked);
+	if (bad)
+		pr_warn("twigfs (%s): %llu tree blocks failed their check at mount; what they name stays as the bitmap says\n",
+			twig_fs_id(fs), bad);
+	return 0;
+}
+
 void twig_tree_close(struct twig_fs_info *fs)
 {
 	twig_eb_put(fs->root);

@@ -580,6 +580,7 @@ int twig_next_item(struct twig_fs_info *fs, struct twig_path *path);
 int twig_prev_item(struct twig_fs_info *fs, struct twig_path *path);
 u32 twig_leaf_free_space(const struct twig_eb *leaf);
 int twig_tree_open(struct twig_fs_info *fs);
+int twig_tree_claim(struct twig_fs_info *fs);
 void twig_tree_close(struct twig_fs_info *fs);
 
 /* ---- transaction.c ---- */
@@ -611,6 +612,7 @@ void twig_log_forget(struct twig_fs_info *fs);
 
 /* ---- alloc.c ---- */
 int twig_alloc_init(struct twig_fs_info *fs);
+u64 twig_alloc_mark_used(struct twig_fs_info *fs, u64 bytenr, u64 bytes);
 void twig_alloc_destroy(struct twig_fs_info *fs);
 int twig_alloc_tree_block(struct twig_trans *trans, u64 *bytenr);
 int twig_free_tree_block(struct twig_trans *trans, struct twig_eb *eb);

@@ -215,6 +215,7 @@ childdata checksum.mismatch
 childloop referenced.twice.*cycle
 childself referenced.twice.*cycle
 bitmaptree unaccounted
+bitmaproot unaccounted
 bitmapreserved reserved.area.*not.marked.in.use
 EOF
 

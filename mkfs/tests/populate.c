@@ -1334,6 +1334,12 @@ static void bitmap_tree(struct pop *p, struct block *root)
 	p->clear_block = le64toh(ptr(root, 1)->blockptr);
 }
 
+/* The root marked free: the first CoW of it may be given its own address. */
+static void bitmap_root(struct pop *p, struct block *root)
+{
+	p->clear_block = root->addr;
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct pop *p, struct block *root);
@@ -1352,6 +1358,7 @@ static const struct {
 	{ "childloop", child_loop },
 	{ "childself", child_self },
 	{ "bitmaptree", bitmap_tree },
+	{ "bitmaproot", bitmap_root },
 };
 
 /*
@@ -1440,9 +1447,9 @@ static void write_all(struct pop *p, const struct block *root)
 		for (uint64_t s = TWIG_SUPER_OFFSET / TWIG_SECTORSIZE;
 		     s < data_start / TWIG_SECTORSIZE; s++)
 			p->map[s / 8] &= (uint8_t)~TWIG_BITMAP_BIT(s);
-	if (p->clear_block)
-		p->map[p->clear_block / TWIG_SECTORSIZE / 8] &=
-			(uint8_t)~TWIG_BITMAP_BIT(p->clear_block / TWIG_SECTORSIZE);
+	for (uint64_t s = p->clear_block / TWIG_SECTORSIZE;
+	     p->clear_block && s < (p->clear_block + p->nodesize) / TWIG_SECTORSIZE; s++)
+		p->map[s / 8] &= (uint8_t)~TWIG_BITMAP_BIT(s);
 	/* the last byte's bits past the last sector, counted by a popcount */
 	if (damage_is(p, "bitmappast")) {
 		if (!(bits % 8))
