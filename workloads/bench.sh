@@ -343,6 +343,7 @@ hoststat() {
 	echo "negative_dentries_off lookup create-own"
 	echo "quick ${QUICK:-0}"
 	echo "seed $SEED"
+	echo "aslr ${ASLR:-guest default}"
 	echo "profile $PROFILE"
 	echo "sweep ${SWEEP:-none}"
 	echo "sweep_points ${points[*]}"
@@ -408,6 +409,7 @@ boot() {
 		SB_LEAD=$SB_LEAD
 		SB_NFILES=$((262144 / NJOBS))
 		SEED=$SEED
+		ASLR=${ASLR:-}
 		BOOT=$n
 	EOF
 	if ((${#sb_lines[@]})); then

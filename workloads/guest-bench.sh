@@ -32,6 +32,10 @@ mstats=/sys/kernel/debug/mutex_stats
 # pass: about 30 s under TCG, once reported as a hung umount.  Real hangs
 # still show, later.
 echo 300 >/proc/sys/kernel/hung_task_timeout_secs
+# The guest's address-space randomisation (kernel.randomize_va_space, 2 by
+# default): ASLR=0 places every process the same way in every boot, to
+# measure how much of the spread between boots the layout makes.
+[ -n "${ASLR:-}" ] && echo "$ASLR" >/proc/sys/kernel/randomize_va_space
 
 say() { echo "$*" | tee -a "$R/progress.log"; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
