@@ -1,5 +1,5 @@
 #!/bin/bash
-# Damaged images against the module in a guest (issue 12, part 4).
+# Damaged images against the module in a guest.
 #
 #   scripts/test-crafted.sh           the corpus of mkfs/tests/make-corpus.sh
 #                                     (every crafted class, MUTATE_SEEDS=4

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Power cuts at seeded random moments of fsync-heavy work, across boots, on
-# one image (issue 13: the fsync log under crashes).
+# one image (the fsync log under crashes).
 #
 # Each of ROUNDS boots mounts the image (replaying the log the last cut
 # left), checks that every file whose fsync returned before that cut has

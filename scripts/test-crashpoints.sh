@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every crash point of a recorded workload (issue 28): one boot runs
+# Every crash point of a recorded workload: one boot runs
 # fsync-heavy work on a twigfs disk whose writes and flushes QEMU logs
 # (blklogwrites, LOG_WRITES in qemu/run.sh); then the host rebuilds the
 # image at every flush of the log (mkfs/twigfs-logwrites) and, after each,
@@ -29,7 +29,7 @@
 # (commit=86400: the fsync log carries the fsyncs), BREAK=1 (loads twigfs
 # with unordered_super=1: superblocks lose their flush and FUA; the run
 # must then find broken states, and passes only if it does), CASES=0
-# (leaves out the two truncate cases of issue 28, see cases() below),
+# (leaves out the two truncate cases, see cases() below),
 # ABORT=0 (leaves out the abort round, see aborter() below), CP_KEEP=1
 # (keep the work folder: log, records, images).
 #
@@ -186,7 +186,7 @@ writer() {
 		$CC done $drec $DEV $s "$f" "$(dirname "$f")"
 	done
 }
-# The two cases of issue 28, beside the writers (whose directory fsyncs
+# The two truncate cases, beside the writers (whose directory fsyncs
 # commit): a truncate to mid-page committed without writeback of the
 # zeroed tail (a "Z" record: the check extends the file and wants zeroes
 # past the cut), and a truncate of a file of 1500 extent items, several
