@@ -43,12 +43,11 @@ import scipy.stats
 
 from benchlib.collect import read_kv
 from benchlib.data import configs_in, values
-from benchlib.defs import BASELINE, settle_for
+from benchlib.defs import BASELINE, DEFAULT_SETTLE_MS, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
 from benchlib.stats import (holm, mean, mean_ci, random_effects, ratio_ci, t_ppf, welch_p,
                              welch_power)
 
-DEFAULT_SETTLE_MS = 100
 SETTLES_MS = (0, 100, 200, 500, 1000)
 MAX_STEPS = 10
 ACF_LAGS_S = (1, 2, 5, 10)
