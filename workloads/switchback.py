@@ -38,15 +38,14 @@ import sys
 import textwrap
 
 import numpy
-import scipy.optimize
 import scipy.stats
 
 from benchlib.collect import read_kv
 from benchlib.data import configs_in, values
 from benchlib.defs import BASELINE, DEFAULT_SETTLE_MS, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
-from benchlib.stats import (holm, mean, mean_ci, random_effects, ratio_ci, t_ppf, welch_p,
-                             welch_power)
+from benchlib.stats import (detectable_change, holm, mean, mean_ci, random_effects, ratio_ci,
+                             t_ppf, welch_p)
 
 SETTLES_MS = (0, 100, 200, 500, 1000)
 MAX_STEPS = 10
@@ -361,18 +360,6 @@ def ratio_summary(est, se, df, level=0.95, family_size=1):
              (0.0 if est else 1.0),
              mde80=pct(detectable_change(se, df, 1 - (1 - level) / max(1, family_size))))
     return r
-
-
-def detectable_change(se, df, level, power=0.8):
-    """The log change a two-sided test at @level finds with @power when
-    the estimate has standard error @se and @df degrees of freedom."""
-    if se <= 0:
-        return 0.0
-    hi = se * (t_ppf(0.5 + level / 2, df) + 1)
-    while welch_power(hi, se, df, level) < power:
-        hi *= 1.5
-    return float(scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
-                                       0.0, hi, xtol=1e-9))
 
 
 def star(ratios):

@@ -104,13 +104,19 @@ def detectable(a, b, level=0.95, power=0.8):
     if se == 0:
         return 0.0, 0.0
     df = welch_df(va, len(a), vb, len(b))
-    half = t_ppf(0.5 + level / 2.0, df) * se
-    hi = half * 4
+    return t_ppf(0.5 + level / 2.0, df) * se, detectable_change(se, df, level, power)
+
+
+def detectable_change(se, df, level=0.95, power=0.8):
+    """The difference a two-sided t-test at @level finds with @power when
+    the estimate has standard error @se and @df degrees of freedom."""
+    if se <= 0:
+        return 0.0
+    hi = se * (t_ppf(0.5 + level / 2.0, df) + 1)
     while welch_power(hi, se, df, level) < power:
-        hi *= 2
-    d80 = scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
-                                0.0, hi, xtol=1e-9)
-    return half, float(d80)
+        hi *= 1.5
+    return float(scipy.optimize.brentq(lambda d: welch_power(d, se, df, level) - power,
+                                       0.0, hi, xtol=1e-9))
 
 
 def welch_p(a, b):
