@@ -41,6 +41,15 @@
  * merge), the search releases everything and restarts with a higher
  * write_lock_level.  So the root is write-locked only when it really
  * changes, and concurrent writers share the upper levels (with lock=rwsem).
+ *
+ * Every tree lock is taken here, through a path, and only inside
+ * twig_search_slot() (the root, the descent, and the new blocks and
+ * siblings of its CoW, splits and merges).  The path read-holds the mount's
+ * lock gate from there to twig_release_path(), which the switch of lock
+ * strategy waits for (locking.c).  A task must never search with a second
+ * path while its first holds the gate: a switch waiting between the two
+ * would wait for the first, which waits for the second.  The gate is also
+ * let go with the path before every unlocked read and restart.
  */
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -71,6 +80,7 @@ void twig_release_path(struct twig_path *p)
 		if (p->nodes[i])
 			twig_path_drop(p, i);
 	p->have_next_key = false;
+	twig_path_leave(p);
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_release_path);
 
@@ -1008,6 +1018,7 @@ int twig_search_slot(struct twig_trans *trans, struct twig_fs_info *fs,
 		wll = -1;
 again:
 	p->have_next_key = false;
+	twig_path_enter(fs, p);
 	level = twig_lock_root(fs, p, wll);
 	for (;;) {
 		b = p->nodes[level];

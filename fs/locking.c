@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twigfs tree locks: one lock per extent buffer, a strategy per mount, and
+ * twigfs tree locks: a lock per strategy in every extent buffer, the
+ * strategy of the mount (switchable under load: twig_lock_switch()), and
  * per-CPU statistics of what the locks did.
  *
  * Lock order
@@ -18,6 +19,12 @@
  *    to find the root: a reference under RCU (ebs are freed after a grace
  *    period), then the node's lock, then a check that the node is still
  *    the root (retrying if not).
+ *
+ * 2a. fs->lock_gate (a percpu_rw_semaphore) is read-held by a path from
+ *    before its first tree lock to after its last (twig_path_enter() in
+ *    twig_search_slot(), twig_path_leave() in twig_release_path()), at
+ *    most once per task; twig_lock_switch() write-holds it, holding no
+ *    tree lock and no handle, to change the strategy.
  *
  * 3. Tree locks are taken top-down: a parent before its child.  A task never
  *    waits for a lock above one it holds; to go up (next leaf, retries) it
@@ -58,6 +65,7 @@
  * acquisition that did not sleep counts as "spun": in the trylock loop, or
  * in the kernel mutex's or rwsem's optimistic spinning.
  */
+#include <linux/percpu-rwsem.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -127,7 +135,6 @@ static bool twig_mutex_is_locked(struct twig_eb *eb)
 static const struct twig_lock_ops twig_mutex_ops = {
 	.name = "mutex",
 	.spin_loop = true,
-	.init = twig_mutex_init,
 	.trylock = twig_mutex_trylock,
 	.lock = twig_mutex_lock,
 	.unlock = twig_mutex_unlock,
@@ -177,7 +184,6 @@ static bool twig_rwsem_is_locked(struct twig_eb *eb)
 
 static const struct twig_lock_ops twig_rwsem_ops = {
 	.name = "rwsem",
-	.init = twig_rwsem_init,
 	.trylock = twig_rwsem_trylock,
 	.lock = twig_rwsem_lock,
 	.unlock = twig_rwsem_unlock,
@@ -199,10 +205,64 @@ const struct twig_lock_ops *twig_lock_strategy_get(const char *name)
 }
 EXPORT_SYMBOL_IF_KUNIT(twig_lock_strategy_get);
 
+/*
+ * Both locks, each with its per-level class: after a switch the eb is
+ * locked through the other one, with lockdep classes as right as if the
+ * mount had started with that strategy.
+ */
 void twig_eb_lock_init(struct twig_eb *eb)
 {
-	eb->fs->lock_ops->init(eb);
+	twig_mutex_init(eb);
+	twig_rwsem_init(eb);
 }
+
+/*
+ * Change the mount's strategy under load.  percpu_down_write() blocks new
+ * paths at their entry (twig_path_enter()) and waits for those holding the
+ * gate to be released; then no eb is locked and no task is about to lock
+ * one, so every later holder of a node agrees on the new lock.  The read
+ * side is a per-CPU increment, as cheap as the statistics' own; the write
+ * side first waits for an RCU grace period (rcu_sync), during which paths
+ * still enter and run.
+ *
+ * Every call drains, even to the strategy in use: the switchback benchmark
+ * writes every label's strategy at every window boundary, so each window
+ * starts after the same kind of pause.  A strategy without the trylock
+ * loop has spin= set to 0 (spin>0 means lock=mutex, as at mount); a switch
+ * to lock=mutex keeps the current spin= (0 after rwsem).
+ */
+void twig_lock_switch(struct twig_fs_info *fs,
+		      const struct twig_lock_ops *ops)
+{
+	u64 start, drain;
+
+	mutex_lock(&fs->lock_switch_mutex);
+	start = ktime_get_ns();
+	percpu_down_write(&fs->lock_gate);
+	drain = ktime_get_ns() - start;
+	WRITE_ONCE(fs->lock_ops, ops);
+	if (!ops->spin_loop)
+		WRITE_ONCE(fs->spin_rounds, 0);
+	percpu_up_write(&fs->lock_gate);
+	fs->lock_switches++;
+	fs->lock_drain_ns += drain;
+	fs->lock_drain_max_ns = max(fs->lock_drain_max_ns, drain);
+	mutex_unlock(&fs->lock_switch_mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_lock_switch);
+
+/* sysfs lock_switches: "switches drain_ns max_drain_ns", one line. */
+ssize_t twig_lock_switches_show(struct twig_fs_info *fs, char *buf)
+{
+	ssize_t len;
+
+	mutex_lock(&fs->lock_switch_mutex);
+	len = sysfs_emit(buf, "%llu %llu %llu\n", fs->lock_switches,
+			 fs->lock_drain_ns, fs->lock_drain_max_ns);
+	mutex_unlock(&fs->lock_switch_mutex);
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(twig_lock_switches_show);
 
 /* ---- dispatch and statistics ---- */
 
@@ -286,12 +346,27 @@ void twig_tree_read_unlock(struct twig_eb *eb)
 
 int twig_lock_stats_alloc(struct twig_fs_info *fs)
 {
+	int ret;
+
 	fs->lock_stats = alloc_percpu(struct twig_lock_stats);
-	return fs->lock_stats ? 0 : -ENOMEM;
+	if (!fs->lock_stats)
+		return -ENOMEM;
+	ret = percpu_init_rwsem(&fs->lock_gate);
+	if (ret) {
+		free_percpu(fs->lock_stats);
+		fs->lock_stats = NULL;
+		return ret;
+	}
+	mutex_init(&fs->lock_switch_mutex);
+	fs->lock_switches = 0;
+	fs->lock_drain_ns = 0;
+	fs->lock_drain_max_ns = 0;
+	return 0;
 }
 
 void twig_lock_stats_free(struct twig_fs_info *fs)
 {
+	percpu_free_rwsem(&fs->lock_gate);
 	free_percpu(fs->lock_stats);
 	fs->lock_stats = NULL;
 }
@@ -371,4 +446,9 @@ void twig_lock_stats_reset(struct twig_fs_info *fs)
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(fs->lock_stats, cpu), 0,
 		       sizeof(struct twig_lock_stats));
+	mutex_lock(&fs->lock_switch_mutex);
+	fs->lock_switches = 0;
+	fs->lock_drain_ns = 0;
+	fs->lock_drain_max_ns = 0;
+	mutex_unlock(&fs->lock_switch_mutex);
 }

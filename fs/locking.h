@@ -26,12 +26,13 @@ enum twig_nesting {
 /*
  * A lock strategy: a few dozen lines each, in locking.c.  @trylock and
  * @lock carry the lockdep annotation themselves; the statistics are kept by
- * the callers in locking.c, never by a strategy.
+ * the callers in locking.c, never by a strategy.  Every eb carries every
+ * strategy's lock, initialized by twig_eb_lock_init(), so the mount can
+ * switch between them (twig_lock_switch()).
  */
 struct twig_lock_ops {
 	const char *name;
 	bool spin_loop;		/* honours fs->spin_rounds */
-	void (*init)(struct twig_eb *eb);
 	bool (*trylock)(struct twig_eb *eb, bool write, int subclass);
 	void (*lock)(struct twig_eb *eb, bool write, int subclass);
 	void (*unlock)(struct twig_eb *eb, bool write);
@@ -51,6 +52,31 @@ struct twig_lock_ops {
 const struct twig_lock_ops *twig_lock_strategy_get(const char *name);
 
 void twig_eb_lock_init(struct twig_eb *eb);
+
+void twig_lock_switch(struct twig_fs_info *fs,
+		      const struct twig_lock_ops *ops);
+ssize_t twig_lock_switches_show(struct twig_fs_info *fs, char *buf);
+
+/*
+ * A path read-holds the mount's lock gate from its first tree lock to its
+ * release (ctree.c), so a switch of strategy never finds a lock held.
+ */
+static inline void twig_path_enter(struct twig_fs_info *fs,
+				   struct twig_path *p)
+{
+	if (!p->gate) {
+		percpu_down_read(&fs->lock_gate);
+		p->gate = &fs->lock_gate;
+	}
+}
+
+static inline void twig_path_leave(struct twig_path *p)
+{
+	if (p->gate) {
+		percpu_up_read(p->gate);
+		p->gate = NULL;
+	}
+}
 
 void twig_tree_lock_nested(struct twig_eb *eb, enum twig_nesting nest);
 void twig_tree_read_lock(struct twig_eb *eb);
@@ -76,7 +102,10 @@ static inline void twig_assert_tree_locked(struct twig_eb *eb)
 		     !eb->fs->lock_ops->is_locked(eb));
 }
 
-/* Per-mount statistics: allocated at mount, shown and reset from sysfs. */
+/*
+ * Per-mount lock state (the gate, the statistics): set up at mount, the
+ * statistics shown and reset from sysfs.
+ */
 int twig_lock_stats_alloc(struct twig_fs_info *fs);
 void twig_lock_stats_free(struct twig_fs_info *fs);
 ssize_t twig_lock_stats_show(struct twig_fs_info *fs, char *buf);

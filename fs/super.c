@@ -227,7 +227,7 @@ static int twig_show_options(struct seq_file *m, struct dentry *root)
 
 	unsigned int spin = READ_ONCE(fs->spin_rounds);
 
-	seq_printf(m, ",lock=%s", fs->lock_ops->name);
+	seq_printf(m, ",lock=%s", READ_ONCE(fs->lock_ops)->name);
 	if (spin)
 		seq_printf(m, ",spin=%u", spin);
 	if (fs->commit_interval != TWIG_DEFAULT_COMMIT)
@@ -292,7 +292,31 @@ static const struct sysfs_ops twig_sysfs_ops = {
 
 static ssize_t lock_show(struct twig_fs_info *fs, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", fs->lock_ops->name);
+	return sysfs_emit(buf, "%s\n", READ_ONCE(fs->lock_ops)->name);
+}
+
+/*
+ * "mutex" or "rwsem": drains the tree operations in flight and switches
+ * (twig_lock_switch()), also to the strategy in use; rwsem sets spin to 0.
+ */
+static ssize_t lock_store(struct twig_fs_info *fs, const char *buf,
+			  size_t len)
+{
+	const struct twig_lock_ops *ops;
+	char name[32];
+
+	if (strscpy(name, buf, sizeof(name)) < 0)
+		return -EINVAL;
+	ops = twig_lock_strategy_get(strim(name));
+	if (!ops)
+		return -EINVAL;
+	twig_lock_switch(fs, ops);
+	return len;
+}
+
+static ssize_t lock_switches_show(struct twig_fs_info *fs, char *buf)
+{
+	return twig_lock_switches_show(fs, buf);
 }
 
 static ssize_t spin_show(struct twig_fs_info *fs, char *buf)
@@ -310,10 +334,16 @@ static ssize_t spin_store(struct twig_fs_info *fs, const char *buf,
 	ret = kstrtouint(buf, 10, &rounds);
 	if (ret)
 		return ret;
-	if (rounds > TWIG_MAX_SPIN_ROUNDS || (rounds && !fs->lock_ops->spin_loop))
+	if (rounds > TWIG_MAX_SPIN_ROUNDS)
 		return -EINVAL;
-	WRITE_ONCE(fs->spin_rounds, rounds);
-	return len;
+	/* against a switch to a strategy without the loop meanwhile */
+	mutex_lock(&fs->lock_switch_mutex);
+	if (rounds && !fs->lock_ops->spin_loop)
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(fs->spin_rounds, rounds);
+	mutex_unlock(&fs->lock_switch_mutex);
+	return ret ?: len;
 }
 
 /*
@@ -535,7 +565,8 @@ static ssize_t ops_reset_store(struct twig_fs_info *fs, const char *buf,
 		.show = _show, .store = _store,				\
 	}
 
-TWIG_ATTR(lock, 0444, lock_show, NULL);
+TWIG_ATTR(lock, 0644, lock_show, lock_store);
+TWIG_ATTR(lock_switches, 0444, lock_switches_show, NULL);
 TWIG_ATTR(spin, 0644, spin_show, spin_store);
 TWIG_ATTR(ops, 0444, ops_show, NULL);
 TWIG_ATTR(ops_reset, 0200, NULL, ops_reset_store);
@@ -551,6 +582,7 @@ TWIG_ATTR(commit_hold, 0644, commit_hold_show, commit_hold_store);
 
 static struct attribute *twig_attrs[] = {
 	&twig_attr_lock.attr,
+	&twig_attr_lock_switches.attr,
 	&twig_attr_spin.attr,
 	&twig_attr_ops.attr,
 	&twig_attr_ops_reset.attr,
@@ -785,14 +817,14 @@ static int twig_reconfigure(struct fs_context *fc)
 	struct twig_fs_context *ctx = fc->fs_private;
 	struct super_block *sb = fc->root->d_sb;
 	struct twig_fs_info *fs = twig_sb(sb);
+	const struct twig_lock_ops *ops = READ_ONCE(fs->lock_ops);
 
-	if (ctx->lock_set &&
-	    strcmp(ctx->lock, fs->lock_ops->name) != 0)
-		return invalfc(fc, "lock=%s: cannot change lock=%s on remount",
-			       ctx->lock, fs->lock_ops->name);
-	if (ctx->spin && !fs->lock_ops->spin_loop)
+	/* lock= switches as sysfs "lock" does, and only if it changes */
+	if (ctx->lock_set)
+		ops = twig_lock_strategy_get(ctx->lock);
+	if (ctx->spin && !ops->spin_loop)
 		return invalfc(fc, "spin=%u: lock=%s has no trylock loop",
-			       ctx->spin, fs->lock_ops->name);
+			       ctx->spin, ops->name);
 	/* as btrfs: the tree in memory is half changed, the disk is older */
 	if (!(fc->sb_flags & SB_RDONLY) && test_bit(TWIG_FS_ERROR, &fs->flags))
 		return invalfc(fc,
@@ -805,7 +837,12 @@ static int twig_reconfigure(struct fs_context *fc)
 		twig_orphan_cleanup(fs);
 	if (ctx->commit_set)
 		twig_set_commit_interval(fs, ctx->commit);
-	WRITE_ONCE(fs->spin_rounds, twig_ctx_spin(ctx, fs->spin_rounds));
+	if (ops != READ_ONCE(fs->lock_ops))
+		twig_lock_switch(fs, ops);
+	mutex_lock(&fs->lock_switch_mutex);
+	WRITE_ONCE(fs->spin_rounds, fs->lock_ops->spin_loop ?
+		   twig_ctx_spin(ctx, fs->spin_rounds) : 0);
+	mutex_unlock(&fs->lock_switch_mutex);
 	return 0;
 }
 

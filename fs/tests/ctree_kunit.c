@@ -1036,13 +1036,37 @@ static int tk_worker_fn(void *arg)
 	return 0;
 }
 
+enum tk_flip { TK_FLIP_NONE, TK_FLIP_SPIN, TK_FLIP_LOCK };
+
+/*
+ * One switch of the test thread: spin= between 0 and 512, or the strategy
+ * through mutex, rwsem, mutex with spin=512, rwsem (each a drain).
+ */
+static void tk_flip(struct kunit *test, struct twig_fs_info *fs,
+		    enum tk_flip flip, u64 n)
+{
+	if (flip == TK_FLIP_SPIN) {
+		WRITE_ONCE(fs->spin_rounds, n & 1 ? TWIG_SPIN512_ROUNDS : 0);
+		return;
+	}
+	twig_lock_switch(fs, twig_lock_strategy_get(n & 1 ? "rwsem" : "mutex"));
+	if (n & 1) {
+		KUNIT_EXPECT_EQ(test, READ_ONCE(fs->spin_rounds), 0U);
+		return;
+	}
+	KUNIT_EXPECT_STREQ(test, fs->lock_ops->name, "mutex");
+	if (n & 2)
+		WRITE_ONCE(fs->spin_rounds, TWIG_SPIN512_ROUNDS);
+}
+
 /*
  * @spin: lock=mutex's trylock loop (0, or 512 as lock=spin512); with
- * @flip, this thread switches it between 0 and 512 every 50-100 us until
- * the workers are done, as the switchback benchmark does under load.
+ * @flip, this thread switches the spin loop or the lock strategy (each
+ * a drain) every 50-100 us until the workers are done, as the switchback
+ * benchmark does under load.
  */
 static void tk_concurrent(struct kunit *test, const char *lock,
-			  unsigned int spin, bool flip)
+			  unsigned int spin, enum tk_flip flip)
 {
 	struct twig_fs_info *fs = tk_fs_lock(test, lock);
 	struct tk_worker wk[TK_THREADS + 2];
@@ -1065,8 +1089,7 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 	}
 	for (t = 0; t < ARRAY_SIZE(wk); t++) {
 		while (flip && !completion_done(&wk[t].done)) {
-			WRITE_ONCE(fs->spin_rounds,
-				   ++flips & 1 ? TWIG_SPIN512_ROUNDS : 0);
+			tk_flip(test, fs, flip, ++flips);
 			usleep_range(50, 100);
 		}
 		wait_for_completion(&wk[t].done);
@@ -1091,10 +1114,16 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 	KUNIT_EXPECT_EQ(test, bad, 0ULL);
 	buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
 	twig_lock_stats_show(fs, buf);
-	kunit_info(test, "lock=%s spin=%u, %llu spin switches, %llu items, root level %d\n%s",
-		   lock, spin, flips, w.items, w.max_level, buf);
+	kunit_info(test, "lock=%s spin=%u, %llu %s switches, %llu items, root level %d\n%s",
+		   lock, spin, flips, flip == TK_FLIP_LOCK ? "lock" : "spin",
+		   w.items, w.max_level, buf);
 	if (flip)
 		KUNIT_EXPECT_GT(test, flips, 100ULL);
+	if (flip == TK_FLIP_LOCK) {
+		twig_lock_switches_show(fs, buf);
+		kunit_info(test, "switches drain_ns max_drain_ns: %s", buf);
+		KUNIT_EXPECT_EQ(test, fs->lock_switches, flips);
+	}
 	kfree(buf);
 	tk_remount(test, fs);
 	tk_walk(test, fs, &w);
@@ -1103,23 +1132,72 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 
 static void tk_concurrent_mutex(struct kunit *test)
 {
-	tk_concurrent(test, "mutex", 0, false);
+	tk_concurrent(test, "mutex", 0, TK_FLIP_NONE);
 }
 
 static void tk_concurrent_spin512(struct kunit *test)
 {
-	tk_concurrent(test, "mutex", TWIG_SPIN512_ROUNDS, false);
+	tk_concurrent(test, "mutex", TWIG_SPIN512_ROUNDS, TK_FLIP_NONE);
 }
 
 /* waiters that began under one loop length finish under another */
 static void tk_concurrent_spin_switch(struct kunit *test)
 {
-	tk_concurrent(test, "mutex", 0, true);
+	tk_concurrent(test, "mutex", 0, TK_FLIP_SPIN);
+}
+
+/*
+ * The strategy switched mutex <-> rwsem under the workers: every switch
+ * drains, so no node is ever held through both of its locks (lockdep and
+ * DEBUG_MUTEXES/RWSEMS on the debug kernel would see an unlock of a lock
+ * not held), and the tree ends whole.
+ */
+static void tk_concurrent_lock_switch(struct kunit *test)
+{
+	tk_concurrent(test, "mutex", 0, TK_FLIP_LOCK);
 }
 
 static void tk_concurrent_rwsem(struct kunit *test)
 {
-	tk_concurrent(test, "rwsem", 0, false);
+	tk_concurrent(test, "rwsem", 0, TK_FLIP_NONE);
+}
+
+/*
+ * What the lock gate adds to a search: one percpu_down_read() and
+ * percpu_up_read() per path.  Reported next to the cost of the cached
+ * read-only search it is part of (3-level tree, path reused), for
+ * fs/DESIGN.md; the figures are TCG's, so only the ratio means much.
+ */
+static void tk_gate_cost(struct kunit *test)
+{
+	struct twig_fs_info *fs = tk_fs(test);
+	const u64 keys = 2000, n = 200000;
+	struct twig_path *p = twig_alloc_path();
+	struct twig_key key;
+	u64 i, found = 0, t0, t_search, t_gate;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < keys; i++)
+		KUNIT_ASSERT_EQ(test, tk_insert(fs, i, 100), 0);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		tk_key(&key, (i * 7919) % keys);
+		found += twig_search_slot(NULL, fs, &key, p, 0, 0) == 0;
+		twig_release_path(p);
+	}
+	t_search = ktime_get_ns() - t0;
+	KUNIT_EXPECT_EQ(test, found, n);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		percpu_down_read(&fs->lock_gate);
+		percpu_up_read(&fs->lock_gate);
+	}
+	t_gate = ktime_get_ns() - t0;
+	kunit_info(test, "per search: %llu ns; gate pair: %llu ns (%llu.%llu%%)\n",
+		   t_search / n, t_gate / n, 100 * t_gate / t_search,
+		   1000 * t_gate / t_search % 10);
+	twig_free_path(p);
+	tk_fs_free(fs);
 }
 
 static struct kunit_case twig_ctree_cases[] = {
@@ -1140,7 +1218,9 @@ static struct kunit_case twig_ctree_cases[] = {
 	KUNIT_CASE(tk_concurrent_mutex),
 	KUNIT_CASE(tk_concurrent_spin512),
 	KUNIT_CASE(tk_concurrent_spin_switch),
+	KUNIT_CASE(tk_concurrent_lock_switch),
 	KUNIT_CASE(tk_concurrent_rwsem),
+	KUNIT_CASE(tk_gate_cost),
 	{}
 };
 

@@ -107,7 +107,14 @@ eq sysfs-commit-read 5 "$(cat "$sys/commit")"
 expect_err sysfs-commit-zero "Invalid argument" sh -c "echo 0 >$sys/commit"
 check remount-commit mount -o remount,commit=9 "$MNT"
 eq remount-commit-sysfs 9 "$(cat "$sys/commit")"
-expect_err remount-lock-change "Invalid argument" mount -o remount,lock=rwsem,commit=9 "$MNT"
+# lock=: a remount switches the strategy as a write of sysfs "lock" does
+check remount-lock-change mount -o remount,lock=rwsem,commit=9 "$MNT"
+eq remount-lock-sysfs rwsem "$(cat "$sys/lock")"
+expect_err remount-lock-spin "Invalid argument" mount -o remount,lock=rwsem,spin=5 "$MNT"
+expect_err remount-rwsem-spin-refused "Invalid argument" sh -c "echo 5 >$sys/spin"
+check sysfs-lock-write sh -c "echo mutex >$sys/lock"
+eq sysfs-lock-read mutex "$(cat "$sys/lock")"
+expect_err sysfs-lock-unknown "Invalid argument" sh -c "echo btree >$sys/lock"
 # spin=: a mount option, a remount option and a sysfs value, all one
 check sysfs-spin-write sh -c "echo 300 >$sys/spin"
 eq sysfs-spin-read 300 "$(cat "$sys/spin")"
@@ -121,6 +128,12 @@ case $(grep " $MNT " /proc/mounts) in
 *lock=mutex,spin=300*) pass show-options-spin ;;
 *) fail show-options-spin "/proc/mounts: $(grep " $MNT " /proc/mounts)" ;;
 esac
+# a switch to rwsem sets spin to 0; back to mutex it stays 0
+check sysfs-switch-rwsem sh -c "echo rwsem >$sys/lock"
+eq sysfs-switch-rwsem-spin 0 "$(cat "$sys/spin")"
+check sysfs-switch-mutex sh -c "echo mutex >$sys/lock"
+eq sysfs-switch-mutex-spin 0 "$(cat "$sys/spin")"
+check sysfs-spin-again sh -c "echo 300 >$sys/spin"
 expect_err remount-spin-range "Invalid argument" mount -o remount,spin=1025 "$MNT"
 check remount-spin mount -o remount,spin=0 "$MNT"
 eq remount-spin-sysfs 0 "$(cat "$sys/spin")"
