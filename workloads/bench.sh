@@ -154,21 +154,31 @@ elif ((SWITCHBACK)); then
 	# CROSSCHECK: switchable configurations that also run separately,
 	# so that one boot measures their difference both ways.
 	# The baseline first; a "#B" copy in CONFIGS is the switchback's own.
-	sb=(mutex-nospin) rest=()
+	# lock=rwsem joins when the module's sysfs "lock" is writable (each
+	# write drains the tree operations, fs/locking.c); every label then
+	# writes its lock=, so every window starts after the same pause.
+	sb=(mutex-nospin) rest=() sb_locks=mutex
+	if grep -q '^TWIG_ATTR(lock, 0644, lock_show, lock_store)' "${FS_SRC:-$top/fs}/super.c"; then
+		sb_locks="mutex rwsem"
+	fi
 	for c in "${configs[@]}"; do
 		if [[ $c == mutex-nospin || $c == *#* ]]; then
 			continue
-		elif [[ $(col "$c" 2) == twigfs && $(col "$c" 3) == mutex ]]; then
+		elif [[ $(col "$c" 2) == twigfs && " $sb_locks " == *" $(col "$c" 3) "* ]]; then
 			sb+=("$c")
 			[[ " ${CROSSCHECK:-} " == *" $c "* && $c != mutex-nospin ]] && rest+=("$c")
 		else
+			[[ $(col "$c" 2) == twigfs ]] &&
+				echo "bench: $c runs separately: this module's sysfs lock cannot switch lock=$(col "$c" 3) under load" >&2
 			rest+=("$c")
 		fi
 	done
 	if ((${#sb[@]} >= 2)) && [[ " ${configs[*]} " == *" mutex-nospin "* ]]; then
 		sb_mount=mutex-nospin
 		for c in "${sb[@]}" mutex-nospin#B; do
-			sb_lines+=("$c /proc/sys/kernel/mutex_spin=$(col "$c" 5) /sys/fs/twigfs/vda/spin=$(col "$c" 4)")
+			sets=/sys/fs/twigfs/vda/spin=$(col "$c" 4)
+			[[ $sb_locks == mutex ]] || sets="/sys/fs/twigfs/vda/lock=$(col "$c" 3) $sets"
+			sb_lines+=("$c /proc/sys/kernel/mutex_spin=$(col "$c" 5) $sets")
 		done
 		# the separate runs keep their baseline for the ratios
 		configs=("${rest[@]}")

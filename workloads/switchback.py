@@ -67,10 +67,12 @@ def parse_log(text):
     log has no E line), baseline (param baseline, else the label L that has
     an L#B, else the first label), labels (config labels, else W labels,
     in order of first appearance), errors (the text of twig-switch's
-    "X <t_us> <why>" lines: why it stopped).  Unknown or malformed lines are ignored.
+    "X <t_us> <why>" lines: why it stopped), drains_us (each "D" line's time
+    to write a window's settings, in order).  Unknown or malformed lines
+    are ignored.
     """
     log = {"params": {}, "configs": {}, "samples": [], "windows": [], "end_us": None,
-           "end_pre": None, "errors": []}
+           "end_pre": None, "errors": [], "drains_us": []}
     for line in text.splitlines():
         f = line.split()
         if not f or f[0].startswith("#"):
@@ -86,6 +88,8 @@ def parse_log(text):
                 log["windows"].append({"t_us": int(f[1]), "block": int(f[2]), "label": f[3],
                                        "pre": len(log["samples"]) - 1 if log["samples"]
                                        else None})
+            elif f[0] == "D" and len(f) >= 3:
+                log["drains_us"].append(int(f[2]))
             elif f[0] == "X" and len(f) >= 2 and int(f[1]) >= 0:
                 log["errors"].append(" ".join(f[1:]))
             elif f[0] == "E" and len(f) >= 2:
@@ -604,6 +608,19 @@ def aa_label(log):
     return lb if lb in log["labels"] else None
 
 
+def drain_summary(us):
+    """{n, median_ms, p99_ms, max_ms} of the windows' settings writes (the
+    D lines: with twigfs's lock= among the settings, each a drain), or
+    None without any.  Percentiles by the nearest rank."""
+    if not us:
+        return None
+    x = sorted(us)
+
+    def rank(q):
+        return x[max(0, math.ceil(q * len(x)) - 1)] / 1000.0
+    return {"n": len(x), "median_ms": rank(0.5), "p99_ms": rank(0.99), "max_ms": x[-1] / 1000.0}
+
+
 def ratios_at(log, settle_ms):
     """{label: family()'s summary} at @settle_ms."""
     return family(log, windows(log, settle_ms))
@@ -744,8 +761,8 @@ def analyse(log, settle_ms=None, ops=None):
     rate), zero_windows (windows whose counter did not move: counted as
     nothing, their blocks kept), hac (the regression's degree and
     Newey-West lag in windows), ops (nonzero counts), log_errors
-    (twig-switch's X lines), error (why nothing could be estimated, or
-    None).
+    (twig-switch's X lines), drain (drain_summary() of the D lines),
+    error (why nothing could be estimated, or None).
     """
     win = param_ms(log, "window_ms")
     if settle_ms is None:
@@ -755,7 +772,8 @@ def analyse(log, settle_ms=None, ops=None):
     res = {"baseline": log["baseline"], "aa_label": aa_label(log), "labels": log["labels"],
            "window_ms": win, "sample_ms": param_ms(log, "sample_ms"), "settle_ms": settle_ms,
            "params": log["params"], "ops": {k: v for k, v in (ops or {}).items() if v},
-           "log_errors": log["errors"], "error": None}
+           "log_errors": log["errors"], "drain": drain_summary(log.get("drains_us")),
+           "error": None}
     if win is not None and settle_ms >= win:
         res["error"] = "settle %g ms is not below the window (%g ms)" % (settle_ms, win)
         return res
@@ -945,6 +963,11 @@ def run_notes(r):
     L += textwrap.wrap("drift: %s; by quarter (%%): %s" % (
         "DRIFTS: " + ", ".join(drifting) if drifting else "no slope excludes 0",
         "; ".join(qs)), 98, initial_indent="  ", subsequent_indent="    ")
+    dr = r.get("drain")
+    if dr:
+        L.append("  settings writes (drains with lock=): median %.2f ms, p99 %.2f ms, "
+                 "max %.2f ms, %d windows" % (dr["median_ms"], dr["p99_ms"], dr["max_ms"],
+                                              dr["n"]))
     st = r.get("steal")
     if st:
         L.append("  host steal: mean %.1f%%, worst block %.1f%% of the host's CPU time"

@@ -21,6 +21,11 @@
  *   param realtime_us|monotonic_us <us>   the clocks at time 0 (below)
  *   S <t_us> <count>              a sample, taken just before every W too
  *   W <t_us> <block> <label>      a window begins, its settings written
+ *   D <t_us> <us>                 right after each W: how long writing
+ *                                 that window's settings took (a write of
+ *                                 twigfs's sysfs "lock" drains the tree
+ *                                 operations in flight: the pause between
+ *                                 the sample before W and W)
  *   E <t_us> done|stopped         the end (after SECONDS, or SIGTERM),
  *                                 after a last sample
  *   X <t_us> <what> <path>: <why> a setting or the counter failed
@@ -283,10 +288,12 @@ int main(int argc, char **argv)
 			if (stop || now_us() + window * 1000 > end)
 				goto done;
 			sample(fd, counter);
+			t = now_us();
 			apply(&configs[order[i]]);
 			ws = now_us();
 			fprintf(logf, "W %" PRId64 " %d %s\n", ws - t0, block,
 				configs[order[i]].label);
+			fprintf(logf, "D %" PRId64 " %" PRId64 "\n", ws - t0, ws - t);
 			for (t = ws + every * 1000;
 			     t < ws + window * 1000 && !stop; t += every * 1000) {
 				sleep_until_us(t);

@@ -604,6 +604,23 @@ class Transition(unittest.TestCase):
         self.assertIn("| up | ", text)
 
 
+class Drains(unittest.TestCase):
+    """twig-switch's D lines: the time each window's settings took to write
+    (with twigfs's lock= among them, a drain of the tree operations)."""
+
+    def test_parse(self):
+        log = sb.parse_log("W 1000 1 a\nD 1000 250\nW 2000 1 b\nD 2000 12000\nD bad\nD 3\n")
+        self.assertEqual(log["drains_us"], [250, 12000])
+        self.assertEqual(sb.parse_log(HAND)["drains_us"], [])
+
+    def test_summary(self):
+        self.assertIsNone(sb.drain_summary([]))
+        d = sb.drain_summary([1000 * i for i in range(100, 0, -1)])
+        self.assertEqual(d, {"n": 100, "median_ms": 50.0, "p99_ms": 99.0, "max_ms": 100.0})
+        d = sb.drain_summary([700])
+        self.assertEqual((d["median_ms"], d["p99_ms"], d["max_ms"]), (0.7, 0.7, 0.7))
+
+
 class Output(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="switchback-test-")
@@ -674,6 +691,29 @@ class Output(unittest.TestCase):
         self.assertEqual(L[3][36:45], "  %change")
         for lb, ln in rows.items():
             self.assertEqual(ln[36:45].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
+
+    def test_drain_line(self):
+        """With D lines, the run's notes give the settings writes' median,
+        p99 and max; without them (the setUp log) there is no such line."""
+        _, text = self.main()
+        self.assertNotIn("settings writes", text)
+        path = os.path.join(self.dir, "boot-1-A", "switchback", "001-dbench", "switch.log")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        out, n = [], 0
+        for ln in lines:
+            out.append(ln)
+            if ln.startswith("W "):
+                n += 1
+                out.append("D %s %d" % (ln.split()[1], 2000 if n % 50 == 0 else 1500))
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+        _, text = self.main()
+        want = [ln for ln in text.splitlines() if "settings writes" in ln]
+        self.assertEqual(want, ["  settings writes (drains with lock=): median 1.50 ms, "
+                                "p99 2.00 ms, max 2.00 ms, %d windows" % n])
+        r = json.load(open(os.path.join(self.dir, "switchback.json")))["runs"][0]
+        self.assertEqual(r["drain"]["n"], n)
 
     def test_boots_combined(self):
         """The same workload in three boots: one combined table with each
