@@ -1000,6 +1000,7 @@ struct tk_worker {
 	struct twig_fs_info *fs;
 	int id;
 	bool reader;
+	const bool *stop;	/* readers go on past TK_PER_THREAD until set */
 	int errors;
 	struct completion done;
 };
@@ -1012,7 +1013,8 @@ static int tk_worker_fn(void *arg)
 	u64 i;
 
 	prandom_seed_state(&rnd, wk->id);
-	for (i = 0; i < TK_PER_THREAD; i++) {
+	for (i = 0; i < TK_PER_THREAD || (wk->reader && !READ_ONCE(*wk->stop));
+	     i++) {
 		u64 k = base + i;
 		bool good;
 		u32 size;
@@ -1039,6 +1041,12 @@ static int tk_worker_fn(void *arg)
 enum tk_flip { TK_FLIP_NONE, TK_FLIP_SPIN, TK_FLIP_LOCK };
 
 /*
+ * Switches made while the readers still run: they read on until then, so
+ * the count does not depend on how fast the guest runs the workers.
+ */
+#define TK_MIN_FLIPS	200
+
+/*
  * One switch of the test thread: spin= between 0 and 512, or the strategy
  * through mutex, rwsem, mutex with spin=512, rwsem (each a drain).
  */
@@ -1062,8 +1070,8 @@ static void tk_flip(struct kunit *test, struct twig_fs_info *fs,
 /*
  * @spin: lock=mutex's trylock loop (0, or 512 as lock=spin512); with
  * @flip, this thread switches the spin loop or the lock strategy (each
- * a drain) every 50-100 us until the workers are done, as the switchback
- * benchmark does under load.
+ * a drain) every 50-100 us until the workers are done and it has switched
+ * TK_MIN_FLIPS times, as the switchback benchmark does under load.
  */
 static void tk_concurrent(struct kunit *test, const char *lock,
 			  unsigned int spin, enum tk_flip flip)
@@ -1071,6 +1079,7 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 	struct twig_fs_info *fs = tk_fs_lock(test, lock);
 	struct tk_worker wk[TK_THREADS + 2];
 	u64 i, t, bad = 0, flips = 0;
+	bool stop = flip == TK_FLIP_NONE;
 	struct tk_walk w;
 	char *buf;
 
@@ -1082,14 +1091,18 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 		wk[t].fs = fs;
 		wk[t].id = t;
 		wk[t].reader = t >= TK_THREADS;
+		wk[t].stop = &stop;
 		wk[t].errors = 0;
 		init_completion(&wk[t].done);
 		task = kthread_run(tk_worker_fn, &wk[t], "twig-kunit-%llu", t);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	}
 	for (t = 0; t < ARRAY_SIZE(wk); t++) {
-		while (flip && !completion_done(&wk[t].done)) {
+		while (flip && (!completion_done(&wk[t].done) ||
+				flips < TK_MIN_FLIPS)) {
 			tk_flip(test, fs, flip, ++flips);
+			if (flips >= TK_MIN_FLIPS)
+				WRITE_ONCE(stop, true);
 			usleep_range(50, 100);
 		}
 		wait_for_completion(&wk[t].done);
@@ -1118,7 +1131,7 @@ static void tk_concurrent(struct kunit *test, const char *lock,
 		   lock, spin, flips, flip == TK_FLIP_LOCK ? "lock" : "spin",
 		   w.items, w.max_level, buf);
 	if (flip)
-		KUNIT_EXPECT_GT(test, flips, 100ULL);
+		KUNIT_EXPECT_GE(test, flips, (u64)TK_MIN_FLIPS);
 	if (flip == TK_FLIP_LOCK) {
 		twig_lock_switches_show(fs, buf);
 		kunit_info(test, "switches drain_ns max_drain_ns: %s", buf);
