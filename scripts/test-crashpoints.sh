@@ -9,7 +9,9 @@
 # loop devices), which replays the fsync log, checks every file whose
 # fsync had returned before that point, and runs fsck again.
 #
-# The oracle.  WRITERS processes each run OPS changes (writes at random
+# The oracle (scripts/crashpoints.py, tested by
+# scripts/tests/test_crashpoints.py: the writers' plans, the states, the
+# sample and what each state must show).  WRITERS processes each run OPS changes (writes at random
 # offsets, appends, truncates up and down, new files, renames across
 # directories, unlinks, hard links made and dropped, fallocate and punch,
 # xattrs, O_DIRECT writes, unsynced writes) in their own directory and a
@@ -53,6 +55,7 @@ abort=${ABORT:-1}
 # the broken-order run counts failures of states only: no abort round
 ((brk)) && abort=0
 lw=$top/mkfs/twigfs-logwrites
+oracle=$top/scripts/crashpoints.py
 fsck=$top/mkfs/fsck.twigfs
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/crashpoints.XXXXXX")
 if [[ ${CP_KEEP:-0} == 1 ]]; then
@@ -94,8 +97,9 @@ mount -t twigfs -o "$mopts" $DEV /mnt || { echo "FAIL crashpoints-work-mount"; e
 cd /mnt || exit 1
 crash_dirs "$writers"
 
-# writer P ROUND OPS: writer P's changes; each writer has 65536 marker
-# sectors, half of them a round (so OPS stays below about 10000).  In
+# writer P ROUND: writer P's changes in ROUND, as the host planned them
+# (scripts/crashpoints.py plan); each writer has 65536 marker sectors,
+# half of them a round (so OPS stays below about 10000).  In
 # round 1, the abort round, the fsyncs of "done" are made but recorded
 # elsewhere: a data write that fail_after fails outside a handle aborts
 # nothing, its pages stay clean and uptodate, and the next fsync, on a
@@ -111,29 +115,7 @@ writer() {
 	[ "$2" = 1 ] && drec=/results/round1-w$p
 	b0=$((base + p * 65536 + $2 * 32768))
 	n=0
-	awk -v s=$((seed * 1000 + p + $2 * 100)) -v p="$p" -v ops="$3" 'BEGIN {
-		srand(s)
-		for (i = 0; i < ops; i++) {
-			d = rand() < 0.3 ? "crash/shared" : "crash/w" p
-			o = d == "crash/shared" ? "crash/w" p : "crash/shared"
-			f = d "/f" p "-" int(rand() * 8)
-			x = rand()
-			off = int(rand() * 48) * 4096 + (rand() < 0.5 ? int(rand() * 4096) : 0)
-			len = int(rand() * 32768) + 1
-			if (x < 0.22) print "w", f, off, len
-			else if (x < 0.28) print "a", f, 0, int(rand() * 3000) + 1
-			else if (x < 0.38) print "t", f, int(rand() * 200000), 0
-			else if (x < 0.44) print "n", d "/n" p "-" i, 0, len
-			else if (x < 0.52) print "r", f, o "/f" p "-" int(rand() * 8), 0
-			else if (x < 0.57) print "u", f, 0, 0
-			else if (x < 0.62) print "x", f, off, len
-			else if (x < 0.67) { print "l", d "/L" p "-" i, o "/L" p "-" i ".h", len; nl[nn++] = d "/L" p "-" i " " o "/L" p "-" i ".h" }
-			else if (x < 0.71 && nn) print "k", nl[int(rand() * nn)], 0
-			else if (x < 0.79) print "F", f, int(rand() * 48) * 4096, (int(rand() * 8) + 1) * 4096
-			else if (x < 0.86) print "s", f, int(rand() * 300) + 1, 0
-			else print "d", f, int(rand() * 48) * 4096, (int(rand() * 8) + 1) * 4096
-		}
-	}' | while read -r op f a b; do
+	while read -r op f a b; do
 		n=$((n + 1)); s=$((b0 + n))
 		case $op in
 		r)	[ -f "$f" ] && [ "$f" != "$a" ] || continue
@@ -184,7 +166,7 @@ writer() {
 		[ "$op" = x ] && continue
 		n=$((n + 1)); s=$((b0 + n))
 		$CC done $drec $DEV $s "$f" "$(dirname "$f")"
-	done
+	done </results/plan-w$p-r$2
 }
 # The two truncate cases, beside the writers (whose directory fsyncs
 # commit): a truncate to mid-page committed without writeback of the
@@ -250,11 +232,11 @@ aborter() {
 		echo "FAIL crashpoints-abort: no transaction aborted after $i arms"
 	fi
 }
-crash_writers "$writers" 0 "$ops"
+crash_writers "$writers" 0
 [ "$cases" = 1 ] && cases &
 wait
 if [ "$abort" = 1 ]; then
-	crash_writers "$writers" 1 $((ops / 2))
+	crash_writers "$writers" 1
 	aborter &
 	wait
 fi
@@ -266,6 +248,14 @@ GUEST
 echo "== crashpoints: SEED=$seed WRITERS=$writers OPS=$ops SAMPLE=$sample BATCH=$batch TORN=$torn BREAK=$brk"
 rc=0
 { echo "seed=$seed writers=$writers ops=$ops base=$mark_base mopts=$mopts brk=$brk cases=$cases abort=$abort"; cat "$work/work.sh"; } >"$work/job.sh"
+# the writers' plans, read by the guest from /results
+mkdir -p "$work/w"
+for ((p = 0; p < writers; p++)); do
+	"$oracle" plan "$seed" "$p" 0 "$ops" >"$work/w/plan-w$p-r0"
+	if ((abort)); then
+		"$oracle" plan "$seed" "$p" 1 $((ops / 2)) >"$work/w/plan-w$p-r1"
+	fi
+done
 DISK=$img OUT=$work/w LOG_WRITES=$work/log MOUNT=0 "$top/qemu/guest.sh" "$work/job.sh" >"$work/w.log" 2>&1 || rc=$?
 grep -aE '^(PASS|FAIL|#) ' "$work/w/console.log" || true
 if ((rc != 0)); then
@@ -276,15 +266,14 @@ fi
 wsecs=$(uptime_of "$work/w/console.log")
 "$lw" list "$work/log" >"$work/entries"
 tail -n 1 "$work/entries"
-nr=$(awk 'END { print $1 == "#" ? $5 : 0 }' "$work/entries")
-
-# markers: sector -> the entry that wrote it
-awk -v b="$mark_base" '$1 != "#" && $2 == "write" && $3 >= b {
-	for (i = 0; i < $4; i++) print $3 + i, $1 }' "$work/entries" >"$work/markers"
-awk '$1 != "#" && $2 ~ /flush/ { print $1 }' "$work/entries" >"$work/flushes"
-# a marker logged twice (never expected) would make its record ambiguous
-if [[ -n $(cut -d' ' -f1 "$work/markers" | sort | uniq -d | head -n 1) ]]; then
-	bad markers "a marker sector was written twice"
+# the states: after each flush entry (the initial image counts as flushed
+# at entry 0: with no flush for a long stretch, as with BREAK=1, the torn
+# state after it is what breaks) and torn after it; markers, flushes,
+# states and the seeded sample in $work
+out=$("$oracle" states "$work" "$mark_base" "$torn" "$seed" "$sample")
+read -r nr ndup <<<"$out"
+if ((ndup > 0)); then
+	bad markers "$ndup marker sectors were written twice"
 fi
 cat "$work"/w/rec-w* >"$work/records"
 nrec=$(wc -l <"$work/records")
@@ -292,47 +281,18 @@ nmark=$(wc -l <"$work/markers")
 if ((nmark < nrec / 2 || nrec == 0)); then
 	bad markers "$nrec records but $nmark marker sectors in the log"
 fi
-
-# the states: "F 0" after flush entry F, "F 1" torn after it (when writes
-# follow before the next flush); NEXT is the next flush (or the end)
-# the initial image counts as flushed (entry 0): with no flush for a long
-# stretch (BREAK=1 has almost none) the torn state after it is what breaks
-awk -v nr="$nr" -v torn="$torn" 'BEGIN { f[n++] = 0 } { f[n++] = $1 }
-	END {
-		for (i = 0; i < n; i++) {
-			nx = i + 1 < n ? f[i + 1] : nr + 1
-			print f[i], nx, 0
-			if (torn && nx - f[i] > 1) print f[i], nx, 1
-		}
-	}' "$work/flushes" >"$work/states"
 nstates=$(wc -l <"$work/states")
-# the seeded sample mounted in guests
-if ((sample == 0 || sample >= nstates)); then
-	cp "$work/states" "$work/sample"
-else
-	awk -v s="$seed" -v k="$sample" -v n="$nstates" 'BEGIN { srand(s) }
-		{ if (rand() < (k - m) / (n - NR + 1)) { print; m++ } }' "$work/states" >"$work/sample"
-fi
 if ((abort)); then
-	ab=$(awk -v s=$((mark_base + writers * 65536 + 65000)) '$1 == s { print $2 }' "$work/markers")
-	if [[ -z $ab ]]; then
+	out=$("$oracle" abort "$work" $((mark_base + writers * 65536 + 65000)))
+	if [[ -z $out ]]; then
 		bad abort "no abort in the log (no abort marker)"
 	else
-		nab=$(awk -v a="$ab" '$1 > a' "$work/states" | wc -l)
-		nin=$(awk -v a="$ab" '$1 <= a && $2 > a' "$work/states" | wc -l)
+		read -r ab nab nin <<<"$out"
 		echo "# abort: log entry $ab; crash states past it: $nab, and $nin spanning it, and the end of the log"
 		ok "abort-in-the-log"
 	fi
 fi
 echo "# $nr log entries, $(wc -l <"$work/flushes") flushes, $nstates crash states ($(grep -c ' 1$' "$work/states" || true) torn); all get fsck, $(wc -l <"$work/sample") sampled are mounted and checked in guests; $nrec records, $nmark markers"
-
-# expect NEXT OUT: per path its last record logged before entry NEXT
-expect() {
-	awk -v nx="$1" -v m="$work/markers" 'FILENAME == m { idx[$1] = $2; next }
-		($2 in idx) && idx[$2] < nx { last[$4] = $1 " " $2 " " $3 }
-		END { for (p in last) if (last[p] !~ /^B/) print last[p], p }' \
-		"$work/markers" "$work/records" | sort -k4 >"$2"
-}
 
 cat >"$work/check.sh" <<'GUEST'
 # set by the host above: fs_bytes
@@ -431,7 +391,7 @@ state() {
 	mkdir -p "$work/pack"
 	dd if="$cur" of="$work/pack.img" bs=1M count="$fs_mb" seek=$((slot * fs_mb)) \
 		conv=sparse,notrunc status=none
-	expect "$nx" "$work/pack/$slot.expect"
+	"$oracle" expect "$work" "$nx" >"$work/pack/$slot.expect"
 	echo "$slot $name" >>"$work/pack/slots"
 	slot=$((slot + 1))
 	if ((slot == batch)); then

@@ -2,16 +2,16 @@
 # `make test`: every test layer, then one line "N passed, N failed".
 #
 # Layers: the userspace tools' tests (ASan/UBSan), the report generator's
-# tests, twig-fsx on the host's own filesystem (ASan/UBSan), the harness's
-# own tests (a failing job, an oops, a WARNING and a hang must each fail a
-# run), the guest suite (KUnit and qemu/tests/*.sh, one boot; again on
+# tests, the switchback analysis's, the crash-points oracle's, twig-fsx on
+# the host's own filesystem (ASan/UBSan), the harness's own tests (a
+# failing job, an oops, a WARNING and a hang must each fail a run), the
+# guest suite (KUnit and qemu/tests/*.sh, one boot; again on
 # linux-source-6.12 when the run is on 6.1), crash consistency across
 # boots, the damaged-image corpus (every crafted class and a few fixed
 # mutation seeds), and the concurrency test under the five lock
 # configurations on the lockdep + KASAN kernel.  Each layer reports
 # PASS/FAIL lines; a layer that dies without reporting counts as one
-# failure.  KERNEL=6.12 runs every layer on 6.12.  The switchback layer tests
-# workloads/switchback.py, the analysis of switchback runs.
+# failure.  KERNEL=6.12 runs every layer on 6.12.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +48,7 @@ start=$SECONDS
 layer tools make -C "$top/mkfs" test
 layer report /usr/bin/python3 "$top/workloads/tests/test_report.py"
 layer switchback /usr/bin/python3 "$top/workloads/tests/test_switchback.py"
+layer crashpoints-oracle /usr/bin/python3 "$top/scripts/tests/test_crashpoints.py"
 layer fsx-host "$top/scripts/test-fsx.sh" --host
 layer harness "$top/scripts/test-harness.sh"
 layer guest "$top/scripts/test-guest.sh"
