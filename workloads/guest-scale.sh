@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 4's benchmark runs (figures, not pass/fail tests): $FILES (100k)
+# Filesystem scale runs (figures, not pass/fail tests): $FILES (100k)
 # empty files in one directory and in 100 directories ($SCALE_DIRS) with
 # the create rate at 10k and at the end, a readdir of them all, then dbench
 # 50 for $DBENCH_SECS s (0: none) on twigfs, ext4 and btrfs in this same

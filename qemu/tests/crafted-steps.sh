@@ -22,7 +22,7 @@ scribble)
 	mkdir "$d/crafted-dir" || r=1
 	mv "$d/crafted-new" "$d/crafted-dir/moved" || r=1
 	# every file: an append rewrites its last sector (CoW), which frees
-	# what its extent item names (issue 27: an extent with an offset)
+	# what its extent item names (an extent with an offset)
 	find "$d" -type f >/tmp/crafted-files
 	while read -r f; do
 		echo more >>"$f" || r=1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Damaged images against the module (issue 12): scripts/test-crafted.sh
+# Damaged images against the module: scripts/test-crafted.sh
 # puts gzipped images and a list of names to run ("todo") in $CRAFTED_DIR
 # (/results/crafted).  Each image is loop-mounted read-only and walked, then
 # read-write, walked, written, renamed and synced, unmounted, checked by

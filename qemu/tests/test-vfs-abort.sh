@@ -27,7 +27,7 @@ K=${TWIG_ABORT_K:-24}
 KNOB=/sys/fs/twigfs/$(basename "$DEV")/fail_after
 BIG=1300000
 
-# ---- part 3 of issue 12: mkfs and fsck on the mounted device ----
+# ---- mkfs and fsck on the mounted device ----
 
 echo keep >"$MNT/keep"
 sync

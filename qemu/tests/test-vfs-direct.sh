@@ -5,7 +5,7 @@
 # O_DSYNC and fsync, direct, buffered and mapped I/O and truncates on one
 # file at once, ENOSPC on a small twigfs, the data after a remount, and no
 # bio waited for under a transaction handle; statx(STATX_DIOALIGN) gives
-# the alignment (issue 27), and a write aligned as it says works.
+# the alignment, and a write aligned as it says works.
 L=$(dirname "$0")/twig-lib.sh
 [ -f "$L" ] || L=/twig/twig-lib.sh
 # shellcheck source=qemu/tests/twig-lib.sh

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Reservations versus pinned sectors at the edge of ENOSPC (issue 27, point
-# 4): a 64 MiB twigfs is filled with data to within 1-2 MiB of what writes
-# may use; then 4 writers rewrite 64 KiB chunks of their own 1 MiB file in
-# place and grow it by up to 512 KiB, 2 with fsync after every write (each
+# Reservations versus pinned sectors at the edge of ENOSPC: a 64 MiB
+# twigfs is filled with data to within 1-2 MiB of what writes may use;
+# then 4 writers rewrite 64 KiB chunks of their own 1 MiB file in place
+# and grow it by up to 512 KiB, 2 with fsync after every write (each
 # fsync logs, and from the first log block every freed sector stays pinned
 # until the commit), 2 with an fsync after every 4 writes.  The writes need
 # several times the free space, so they only fit while freed sectors come

@@ -48,8 +48,9 @@ def baseline_for(data, workload, side):
     return None
 
 
-# /sys/fs/twigfs/<dev>/ files that hold mount settings, not counters.
-MOUNT_SETTINGS = {"commit", "lock", "negative_dentries"}
+# /sys/fs/twigfs/<dev>/ files that hold mount settings, not counters: every
+# writable one of fs/super.c and lock=.
+MOUNT_SETTINGS = {"commit", "commit_hold", "fail_after", "lock", "negative_dentries", "spin"}
 
 
 def collapse_stats(stats):

@@ -263,6 +263,14 @@ class Parsing(unittest.TestCase):
                          (15, 9, 3))
         self.assertNotIn("commit", c)   # the commit= interval is a setting
 
+    def test_mount_settings_are_not_counters(self):
+        # every writable file of /sys/fs/twigfs/<dev>/ (fs/super.c) is a
+        # setting: spin512's spin=512 is not a count of anything
+        c = data.collapse_stats({"spin": 512.0, "fail_after": 0.0, "commit_hold": 0.0,
+                                 "negative_dentries": 1.0, "lock": 0.0, "commit": 30.0,
+                                 "root_read_acquired": 10.0})
+        self.assertEqual(c, {"read_acquired": 10.0})
+
     def test_dbench_zero_is_no_measurement(self):
         v, _, err = collect.parse_output(
             "dbench", "Throughput 0 MB/sec  50 clients  50 procs  max_latency=929.029 ms\n")
