@@ -502,9 +502,10 @@ done <"$R/plan.txt"
 # for cold caches (dbench and its load file, fio, the module's code), and
 # without this they would always be the first configuration's.  It uses
 # the plan's first available configuration (mutex-nospin by default).
-cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null >/tmp/allruns
+# Switchback runs need none: every label shares the run, and its lead
+# (SB_LEAD) is the warm-up; a boot of switchback runs alone skips it.
+cat "$R/plan.txt" "$R/profile.txt" 2>/dev/null | grep -v ' switchback:' >/tmp/allruns || :
 wcfg=$(while read -r idx wl cfg rep; do
-	case $cfg in switchback:*) cfg=$(sed -n 's/^mount //p' "$R/switchback.txt") ;; esac
 	if grep -q "^${cfg%%#*} yes" "$R/available.txt"; then
 		echo "${cfg%%#*}"
 		break

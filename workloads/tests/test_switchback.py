@@ -403,18 +403,20 @@ class Coverage(unittest.TestCase):
 
 class Calibration(unittest.TestCase):
     """The analysis at the bench's defaults, on seeded synthetic runs like
-    the host's: 300 ms windows of 50 ms samples, five labels (the
-    baseline, +10%, +5%, two null ones of which the A/A copy), 160 blocks
-    (a 240 s run), fast AR noise (0.44 from one 100 ms step to the next),
+    the host's: 300 ms windows of 50 ms samples, six labels (the
+    baseline, +10%, +5%, -10%, two null ones of which the A/A copy), 66
+    blocks (a 120 s run), fast AR noise (0.44 from one 100 ms step to the next),
     a slow AR component and a drift over the run.  Asserted: 95% intervals
     cover the true ratio in at least 93% of runs, the mean estimate is off
     by at most a quarter of the mean half-width, and a table with null
     labels has a false star in at most 5% of runs (within the simulation's
     own error), with and without a 200 ms onset at the settle meant for
-    it, with stalls, and over three boots whose effect differs.  CALIB_N
+    it, with stalls, and over five boots whose effect differs.  CALIB_N
     runs per cell (default 300; `make calibrate` runs 1000)."""
     N = int(os.environ.get("CALIB_N", "300"))
-    EFF = {"nospin": 1.0, "spin512": 1.10, "owner": 1.05, "osq": 1.0, "nospin#B": 1.0}
+    EFF = {"nospin": 1.0, "spin512": 1.10, "owner": 1.05, "osq": 1.0, "rwsem": 0.90,
+           "nospin#B": 1.0}
+    BLOCKS = 66
     NULL = ("osq", "nospin#B")
 
     @staticmethod
@@ -423,7 +425,7 @@ class Calibration(unittest.TestCase):
             rng = numpy.random.default_rng(seed + 77)
             eff = {lb: (v * math.exp(rng.normal(0, tau)) if lb not in ("nospin",) + null
                         else v) for lb, v in eff.items()}
-        log = sb.parse_log(synth_log(seed, eff, blocks=160, window_ms=300, sample_ms=50,
+        log = sb.parse_log(synth_log(seed, eff, blocks=Calibration.BLOCKS, window_ms=300, sample_ms=50,
                                      fast_sd=0.2, slow_sd=0.15, fast_1s=0.44 ** 10,
                                      slow_1s=0.97, trend=0.2, onset_ms=onset, stall=stall))
         return log
@@ -497,7 +499,7 @@ class Calibration(unittest.TestCase):
             self.assertGreater(scipy.stats.binom.sf(false - 1, n, 0.05), 0.01, (ok, fits))
 
     def test_boots_with_between_boot_variance(self):
-        """Three boots whose effects differ (log SD 0.03 between boots,
+        """Five boots whose effects differ (log SD 0.03 between boots,
         the null labels excepted): the combined interval covers the mean
         effect; the null labels get a false star in at most 5%."""
         n = max(30, self.N // 3)
@@ -507,18 +509,18 @@ class Calibration(unittest.TestCase):
         false_star = 0
         for s in range(n):
             runs = []
-            for b in range(3):
+            for b in range(5):
                 log = self.synth(60000 + 10 * s + b, self.EFF, tau=0.03, null=self.NULL)
                 f = sb.family(log, sb.windows(log, 100))
                 runs.append({"ratios": f, "baseline_rate": f["osq"]["base_rate"],
-                             "seconds_used": 240.0})
+                             "seconds_used": 1.8 * self.BLOCKS})
             comb, _, _ = sb.combine(runs)
             for lb, true in truth.items():
                 cover[lb] += comb[lb]["lo"] <= true <= comb[lb]["hi"]
                 half.setdefault(lb, []).append(comb[lb]["half"])
             false_star += any(comb[lb]["sig"] for lb in self.NULL)
         cov = {lb: c / float(n) for lb, c in cover.items()}
-        print("INFO calibration 3 boots, between-boot SD 3%%, %d sets: coverage %s; "
+        print("INFO calibration 5 boots, between-boot SD 3%%, %d sets: coverage %s; "
               "mean half-width %s; family-wise false stars %.3f" % (
                   n, " ".join("%s %.3f" % kv for kv in cov.items()),
                   " ".join("%s %.1f%%" % (lb, numpy.mean(v)) for lb, v in half.items()),
