@@ -1,8 +1,11 @@
 #!/bin/bash
-# `make bench` and `make compare`: boot the guest, run the workload matrix
-# (every configuration, round-robin, REPEAT times) and build the report.
+# `make bench` and `make compare`: boot the guest BOOTS times and run the
+# workload matrix in each boot: the configurations that share one mount
+# switched inside one run per workload (switchback, docs/switchback.md),
+# the others in separate runs, REPEAT times, each repetition in an order
+# drawn from SEED; then build the summary and the report.
 #
-#   bench.sh                      one boot, the whole matrix
+#   bench.sh                      BOOTS boots (5), the whole matrix in each
 #   bench.sh --aa                 A/A: one configuration run as two sides
 #   bench.sh --compare p.patch..  base kernel vs base + patches, alternating
 #                                 boots (BOOTS per kernel)
@@ -12,7 +15,8 @@
 # CLIENTS DURATION REPEAT CONFIGS WORKLOADS
 # QUICK=1 NJOBS NFILES CREATE_KEEP LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
 # SEED (the run order) AA (0: no second baseline copy) PROFILE=1 (perf in
-# separate runs) (see README.md).  Results go to $RESULTS/<date>-<commit>[-mode]/.
+# separate runs) (see docs/benchmarks.md).  Results go to
+# $RESULTS/<date>-<commit>[-mode]/.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,8 +111,8 @@ done
 ((SAMPLE > 0 && WINDOW % SAMPLE == 0 && ${SETTLE:-0} < WINDOW && BOOTS > 0)) ||
 	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW, BOOTS above 0" >&2; exit 2; }
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
-# The default matrix fits about 45 minutes here (README "Time on this
-# machine"); CONFIGS=all and WORKLOADS=all are everything.
+# The default matrix fits about 45 minutes here (docs/testing.md, "Time
+# on this machine"); CONFIGS=all and WORKLOADS=all are everything.
 all_workloads="dbench create-own create-shared fsmark-own fsmark-shared lookup"
 : "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own lookup}"
 [[ $CONFIGS == all ]] && CONFIGS=$all_configs

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Guest side of `make bench`: run the plan the host wrote, one run at a time,
 # each on a freshly made filesystem, and leave raw outputs in the results
-# share.  Nothing is parsed here: the host (report.py) reads the raw files.
+# share for the host (benchlib/collect.py) to read.  The one parsing done
+# here is the create sizing's (NFILES=auto: the warm-up's fio and fs_mark
+# rates, below).
 #
 #   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
 #                  LOOKUP_FILES CREATE_SECS CREATE_PROBE CREATE_KEEP
