@@ -331,6 +331,12 @@ hoststat() {
 	done
 }
 
+# The settings the guest runs with, one name each: params.env has them as
+# NAME=value (sourced by guest-bench.sh, plus BOOT), host-info.txt as
+# "name value" (read by the report).  SETTLE empty: each workload's own
+# (benchlib/defs.py).
+settings=(CLIENTS DURATION NJOBS NFILES CREATE_SECS CREATE_PROBE CREATE_KEEP FSMARK_LOOPS
+	NODESIZE LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES SB_SECS SB_LEAD WINDOW SETTLE SAMPLE SEED ASLR)
 {
 	echo "mode $mode"
 	echo "date $(date -Is)"
@@ -350,22 +356,10 @@ hoststat() {
 	echo "flavour ${FLAVOUR:-default}"
 	echo "repeat $REPEAT"
 	echo "boots $BOOTS"
-	echo "clients $CLIENTS"
-	echo "duration $DURATION"
-	echo "njobs $NJOBS"
-	echo "nfiles $NFILES"
-	echo "create_secs $CREATE_SECS"
-	echo "create_keep $CREATE_KEEP"
-	echo "fsmark_loops $FSMARK_LOOPS"
-	echo "nodesize $NODESIZE"
-	echo "lookup_procs $LOOKUP_PROCS"
-	echo "lookup_secs $LOOKUP_SECS"
-	echo "lookup_files $LOOKUP_FILES"
+	for v in "${settings[@]}"; do echo "${v,,} ${!v}"; done
 	# workloads run with twigfs's negative dentries off (guest-bench.sh)
 	echo "negative_dentries_off lookup create-own"
 	echo "quick ${QUICK:-0}"
-	echo "seed $SEED"
-	echo "aslr $ASLR"
 	echo "profile $PROFILE"
 	echo "sweep ${SWEEP:-none}"
 	echo "sweep_points ${points[*]}"
@@ -373,10 +367,6 @@ hoststat() {
 	echo "switchback $SWITCHBACK"
 	echo "switchback_configs $(printf '%s\n' "${sb_lines[@]}" | cut -d' ' -f1 | tr '\n' ' ')"
 	echo "switchback_mount ${sb_mount:-}"
-	echo "switchback_secs $SB_SECS"
-	echo "window_ms $WINDOW"
-	echo "settle_ms ${SETTLE:-per-workload}"
-	echo "sample_ms $SAMPLE"
 	echo "toggle ${TOGGLE:-}"
 	echo "workloads ${workloads[*]}"
 	for k in "${!kdirs[@]}"; do
@@ -412,28 +402,10 @@ boot() {
 	write_plan "$n" >"$dir/plan.txt"
 	: >"$dir/profile.txt"
 	[[ $PROFILE == 1 ]] && write_profile_plan >"$dir/profile.txt"
-	cat >"$dir/params.env" <<-EOF
-		CLIENTS=$CLIENTS
-		DURATION=$DURATION
-		NJOBS=$NJOBS
-		NFILES=$NFILES
-		LOOKUP_PROCS=$LOOKUP_PROCS
-		LOOKUP_SECS=$LOOKUP_SECS
-		LOOKUP_FILES=$LOOKUP_FILES
-		CREATE_SECS=$CREATE_SECS
-		CREATE_PROBE=$CREATE_PROBE
-		CREATE_KEEP=$CREATE_KEEP
-		FSMARK_LOOPS=$FSMARK_LOOPS
-		NODESIZE=$NODESIZE
-		SB_WINDOW=$WINDOW
-		SB_SETTLE=${SETTLE:-per-workload}
-		SB_SAMPLE=$SAMPLE
-		SB_LEAD=$SB_LEAD
-		SB_NFILES=$((262144 / NJOBS))
-		SEED=$SEED
-		ASLR=$ASLR
-		BOOT=$n
-	EOF
+	{
+		for v in "${settings[@]}"; do echo "$v=${!v}"; done
+		echo "BOOT=$n"
+	} >"$dir/params.env"
 	if ((${#sb_lines[@]})); then
 		{
 			echo "mount $sb_mount"

@@ -5,11 +5,13 @@
 # here is the create sizing's (NFILES=auto: the warm-up's fio and fs_mark
 # rates, below).
 #
-#   $R/params.env  CLIENTS DURATION NJOBS NFILES LOOKUP_PROCS LOOKUP_SECS
-#                  LOOKUP_FILES CREATE_SECS CREATE_PROBE CREATE_KEEP
-#                  FSMARK_LOOPS (sourced); NFILES=auto sizes the
-#                  create-shared and fs_mark runs from the warm-up pass so
-#                  each lasts about CREATE_SECS on the baseline
+#   $R/params.env  the run's settings as bench.sh names them (sourced):
+#                  CLIENTS DURATION NJOBS NFILES CREATE_SECS CREATE_PROBE
+#                  CREATE_KEEP FSMARK_LOOPS NODESIZE LOOKUP_* SB_SECS
+#                  SB_LEAD WINDOW SETTLE SAMPLE SEED ASLR BOOT; NFILES=auto
+#                  sizes the create-shared and fs_mark runs from the
+#                  warm-up pass so each lasts about CREATE_SECS on the
+#                  baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
 #   $R/harness/    this script, the fio job files, twig-lookup, twig-create
 #
@@ -378,8 +380,8 @@ one_run() {
 # mount of $R/switchback.txt's "mount <configuration>", one long run of
 # the workload, and twig-switch (workloads/twig-switch.c) switching between
 # the configurations listed there ("<label> <path>=<value> ...") every
-# SB_WINDOW ms for <seconds>, after SB_LEAD seconds of the workload alone,
-# sampling the mount's count of completed VFS operations every SB_SAMPLE
+# WINDOW ms for <seconds>, after SB_LEAD seconds of the workload alone,
+# sampling the mount's count of completed VFS operations every SAMPLE
 # ms.  The workload is sized to outlast the controller; should it end
 # first, it stops the controller (the analysis drops the cut block).
 sb_run() {
@@ -400,9 +402,9 @@ sb_run() {
 		echo "mount_config $mcfg"
 		echo "fs $1"
 		echo "lock $2"
-		echo "window_ms $SB_WINDOW"
-		echo "settle_ms $SB_SETTLE"
-		echo "sample_ms $SB_SAMPLE"
+		echo "window_ms $WINDOW"
+		echo "settle_ms ${SETTLE:-per-workload}"
+		echo "sample_ms $SAMPLE"
 		echo "duration $secs"
 		echo "lead $SB_LEAD"
 		echo "rep $rep"
@@ -439,7 +441,7 @@ sb_run() {
 		# its cwd, for up to a second after the workload (which goes
 		# to $mnt itself), and a switchback run's umount failed on it
 		WL_SECS=$wsecs timeout $((wsecs + 60)) \
-			sh "$H/guest-bench.sh" --workload "$wl" "$SB_NFILES"
+			sh "$H/guest-bench.sh" --workload "$wl" "$((262144 / NJOBS))"
 		echo "workload_status $?" >>"$dir/meta.txt"
 		[ -s /tmp/sb.pid ] && kill "$(cat /tmp/sb.pid)" 2>/dev/null
 	) >>"$dir/output.txt" 2>&1 &
@@ -448,7 +450,7 @@ sb_run() {
 	st=workload-ended-before-switching
 	if kill -0 "$wpid" 2>/dev/null; then
 		"$H/twig-switch" -f /tmp/sb.cf -c "$counter" -o "$dir/switch.log" \
-			-w "$SB_WINDOW" -i "$SB_SAMPLE" -t "$secs" \
+			-w "$WINDOW" -i "$SAMPLE" -t "$secs" \
 			-s "$((SEED + 7919 * ${BOOT:-1} + idx))" \
 			-b "$(head -n 1 /tmp/sb.cf | cut -d' ' -f1)" 2>>"$dir/output.txt" &
 		echo $! >/tmp/sb.pid

@@ -42,7 +42,7 @@ import scipy.stats
 
 from benchlib.collect import read_kv
 from benchlib.data import configs_in, values
-from benchlib.defs import BASELINE, DEFAULT_SETTLE_MS, settle_for
+from benchlib.defs import BASELINE, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
 from benchlib.stats import (detectable_change, holm, mean, mean_ci, random_effects, ratio_ci,
                              t_ppf, welch_p)
@@ -125,7 +125,7 @@ def param_ms(log, name, default=None):
 
 # ----------------------------------------------------------- window cutting
 
-def windows(log, settle_ms=DEFAULT_SETTLE_MS):
+def windows(log, settle_ms):
     """The windows of @log with their settled throughput.
 
     Each: block, label, prev (the label of the window just before, or None),
@@ -744,7 +744,7 @@ def floor_table(logs, settles=SETTLES_MS):
                                                                                kv[0][1]))]
 
 
-def analyse(log, settle_ms=None, ops=None):
+def analyse(log, settle_ms, ops=None):
     """Everything about one run (parsed @log; @ops: {opname: count}).
 
     Returns a JSON-able dict: baseline, aa_label, labels, window_ms,
@@ -765,10 +765,6 @@ def analyse(log, settle_ms=None, ops=None):
     error (why nothing could be estimated, or None).
     """
     win = param_ms(log, "window_ms")
-    if settle_ms is None:
-        settle_ms = DEFAULT_SETTLE_MS
-        if win is not None and settle_ms >= win:
-            settle_ms = win / 4.0
     res = {"baseline": log["baseline"], "aa_label": aa_label(log), "labels": log["labels"],
            "window_ms": win, "sample_ms": param_ms(log, "sample_ms"), "settle_ms": settle_ms,
            "params": log["params"], "ops": {k: v for k, v in (ops or {}).items() if v},
@@ -1286,6 +1282,21 @@ def read_ops(path):
     return ops
 
 
+def run_settle(meta, workload, rdir):
+    """The settle of a run: its meta.txt's settle_ms, or the workload's own
+    (benchlib/defs.py) when that says "per-workload"; said on stderr when
+    meta.txt gives neither (no meta.txt, or an older one)."""
+    v = meta.get("settle_ms", "")
+    try:
+        return float(v)
+    except ValueError:
+        pass
+    if v != "per-workload":
+        sys.stderr.write("switchback.py: %s: no settle_ms in meta.txt; %s's own: %g ms\n"
+                         % (rdir, workload, settle_for(workload)))
+    return settle_for(workload)
+
+
 def find_runs(results):
     """The switchback run folders under @results, sorted:
     [(boot folder name, kernel label, run folder)]."""
@@ -1323,12 +1334,7 @@ def main(argv=None):
         log = read_log(os.path.join(rdir, "switch.log"))
         logs.append(log)
         wl = meta.get("workload") or re.sub(r"^\d+-", "", os.path.basename(rdir))
-        settle = a.settle
-        if settle is None:
-            try:
-                settle = float(meta.get("settle_ms", ""))
-            except ValueError:
-                settle = settle_for(wl)
+        settle = a.settle if a.settle is not None else run_settle(meta, wl, rdir)
         r = analyse(log, settle, read_ops(os.path.join(rdir, "ops.txt")))
         if not r.get("error"):
             r["steal"] = host_steal(log, windows(log, settle), read_hoststat(

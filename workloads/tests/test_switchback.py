@@ -15,7 +15,7 @@ import shutil
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy
 import scipy.signal
@@ -24,6 +24,7 @@ import scipy.stats
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import passfail  # noqa: E402
 import switchback as sb  # noqa: E402
+from benchlib import defs  # noqa: E402
 
 HAND = """\
 # twig-switch 1
@@ -824,6 +825,27 @@ class Output(unittest.TestCase):
         self.assertEqual(len(row), 1, text)
         self.assertRegex(row[0], r"^  rwsem B/A +3 +900 ops/s +-10\.0% +\[-1\d\.\d%, "
                          r"-\d\.\d%\] +\*$")
+
+    def test_settle_without_meta_is_the_workloads_and_said(self):
+        run = os.path.join(self.dir, "boot-1-A", "switchback", "001-dbench")
+        os.remove(os.path.join(run, "meta.txt"))
+        err = io.StringIO()
+        with redirect_stderr(err):
+            self.main()
+        with open(os.path.join(self.dir, "switchback.json")) as f:
+            data = json.load(f)
+        self.assertEqual(data["runs"][0]["settle_ms"], defs.settle_for("dbench"))
+        self.assertIn("no settle_ms in meta.txt; dbench's own: 100 ms", err.getvalue())
+        # "per-workload" (SETTLE empty) is the workload's own, silently
+        with open(os.path.join(run, "meta.txt"), "w") as f:
+            f.write("workload lookup\nwindow_ms 2000\nsettle_ms per-workload\nstatus ok\n")
+        err = io.StringIO()
+        with redirect_stderr(err):
+            self.main()
+        with open(os.path.join(self.dir, "switchback.json")) as f:
+            data = json.load(f)
+        self.assertEqual(data["runs"][0]["settle_ms"], 200)
+        self.assertEqual(err.getvalue(), "")
 
     def test_files(self):
         rc, _ = self.main("--settle", "200", "--out", os.path.join(self.dir, "out"))
