@@ -41,7 +41,7 @@ import numpy
 import scipy.stats
 
 from benchlib.collect import read_kv
-from benchlib.data import configs_in, values
+from benchlib.data import baseline_for, configs_in, values
 from benchlib.defs import BASELINE, settle_for
 from benchlib.plots import gnuplot_terminal, run_gnuplot
 from benchlib.stats import (detectable_change, holm, mean, mean_ci, random_effects, ratio_ci,
@@ -887,23 +887,27 @@ def separate_rows(results):
 
 
 def _bench_rows(runs, results):
-    """separate_rows() for one kernel's runs of make bench."""
+    """separate_rows() for one kernel's runs of make bench, each workload
+    against report.md's baseline (baseline_for(): mutex-nospin, else
+    mutex-osq)."""
     rows = {}
     for wl in sorted({r["workload"] for r in runs}):
-        base = values(runs, wl, BASELINE, "A")
-        if not base:
+        bcfg = baseline_for({"runs": runs}, wl, "A")
+        if bcfg is None:
             continue
+        base = values(runs, wl, bcfg, "A")
         unit = next(r["unit"] for r in runs if r["workload"] == wl)
-        out = [(BASELINE, len(base), mean(base), unit, None, None, None, None)]
+        out = [(bcfg, len(base), mean(base), unit, None, None, None, None)]
         for c in configs_in(results):
             vals = values(runs, wl, c, "A")
-            if c == BASELINE or not vals:
+            if c == bcfg or not vals:
                 continue
             r, lo, hi = ratio_ci(base, vals)
             out.append((c, len(vals), mean(vals), unit, (r - 1) * 100,
                         None if lo is None else (lo - 1) * 100,
                         None if hi is None else (hi - 1) * 100, welch_p(base, vals)))
-        aa = values(runs, wl, BASELINE, "B")
+        # the A/A copy is mutex-nospin's
+        aa = values(runs, wl, BASELINE, "B") if bcfg == BASELINE else []
         if aa:
             r, lo, hi = ratio_ci(base, aa)
             out.append((BASELINE + "#B", len(aa), mean(aa), unit, (r - 1) * 100,

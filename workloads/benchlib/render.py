@@ -69,7 +69,7 @@ def render(data, outdir, plots=True):
            sum(r["status"] not in ("ok", "unavailable") for r in runs)),
           "",
           "Workloads (every run on a freshly made filesystem; configurations "
-          "interleaved round-robin, %s repetitions%s):" %
+          "in a seeded random order in each repetition, %s repetitions%s):" %
           (host.get("repeat", "?"), " per boot" if mode == "compare" else ""), "",
           "- `dbench`: dbench %s with Debian's client.txt, `-t %s`; dbench 4.00 "
           "adds its own warm-up of at least %s s (a fifth of -t) before the measured "

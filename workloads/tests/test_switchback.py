@@ -24,7 +24,7 @@ import scipy.stats
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import passfail  # noqa: E402
 import switchback as sb  # noqa: E402
-from benchlib import defs  # noqa: E402
+from benchlib import data, defs  # noqa: E402
 
 HAND = """\
 # twig-switch 1
@@ -801,6 +801,25 @@ class Output(unittest.TestCase):
         self.assertRegex(L[i + 2], r"^  rwsem +3 +150 MB/s +\+50\.0% +\[\+4\d\.\d%, "
                          r"\+5\d\.\d%\] +\*$")
         self.assertRegex(L[i + 3], r"^  mutex-nospin#B +3 +100 MB/s +\+0\.0% .* \(A/A\)$")
+
+    def test_separate_baseline_as_the_report(self):
+        """Without mutex-nospin runs the summary compares against the
+        report's baseline (benchlib.data.baseline_for: mutex-osq), as
+        report.md does, and has no A/A row."""
+        runs = [{"workload": "lookup", "config": c, "side": "A", "status": "ok",
+                 "unit": "ops/s", "value": v}
+                for c, vals in (("mutex-osq", (1000, 1010, 990)), ("rwsem", (1200, 1212, 1188)))
+                for v in vals]
+        with open(os.path.join(self.dir, "results.json"), "w") as f:
+            json.dump({"runs": runs}, f)
+        self.assertEqual(data.baseline_for({"runs": runs}, "lookup", "A"), "mutex-osq")
+        _, text = self.main()
+        L = text.splitlines()
+        i = L.index("lookup, separate runs (n per configuration; 95% Fieller interval of "
+                    "the ratio):")
+        self.assertEqual(L[i + 1].split(), ["mutex-osq", "3", "1000", "ops/s", "base"])
+        self.assertRegex(L[i + 2], r"^  rwsem +3 +1200 ops/s +\+20\.0% ")
+        self.assertNotIn("(A/A)", "\n".join(L[i:]))
 
     def test_compare_summary_without_switchback(self):
         """make compare (kernel B = A + patch, separate runs only): one
