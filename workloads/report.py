@@ -2,8 +2,13 @@
 """Build the bench report from a results folder (python3 with scipy).
 
     report.py <results dir>            collect raw outputs -> results.json,
-                                       then results.csv, report.md, *.png
-    report.py --render <results.json>  [--no-plots]  only the second step
+                                       then summary.txt (also printed) and
+                                       switchback.md from the switchback
+                                       runs and results.json, then
+                                       results.csv, report.md (summary.txt
+                                       first), *.png
+    report.py --render <results.json>  [--no-plots]  only the last step
+                                       (with the folder's summary.txt)
 
 Statistics: mean, sample standard deviation, 95% confidence interval of the
 mean from Student's t; the ratio of two means (a configuration against
@@ -20,9 +25,11 @@ import os
 import sys
 
 # The work is done in benchlib/ (its __init__.py lists the modules):
-# collect reads the folder, render writes report.md, results.csv and plots.
+# collect reads the folder, switchback writes summary.txt, render writes
+# report.md, results.csv and plots.
 from benchlib.collect import collect
 from benchlib.render import render
+from benchlib.switchback import build
 
 
 def main(argv):
@@ -44,12 +51,20 @@ def main(argv):
     if a.render:
         with open(a.render) as f:
             data = json.load(f)
-        render(data, os.path.dirname(os.path.abspath(a.render)), not a.no_plots)
+        outdir = os.path.dirname(os.path.abspath(a.render))
+        summary = None
+        if os.path.exists(os.path.join(outdir, "summary.txt")):
+            with open(os.path.join(outdir, "summary.txt")) as f:
+                summary = f.read()
+        render(data, outdir, not a.no_plots, summary)
         return 0
     data = collect(a.results)
     with open(os.path.join(a.results, "results.json"), "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
-    render(data, a.results, not a.no_plots)
+    summary = build(a.results, separate=data)
+    render(data, a.results, not a.no_plots, summary)
+    if summary:
+        sys.stdout.write(summary)
     return 0
 
 

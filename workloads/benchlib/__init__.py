@@ -5,6 +5,7 @@ workloads/switchback.py:
     stats     statistics: intervals, ratios, power, verdicts
     collect   a results folder -> the results.json dict
     data      queries over that dict
+    switchback  the switchback runs' analysis and summary.txt
     formatting  numbers as the report prints them
     sections  report.md's parts about one workload
     plots     gnuplot plots

@@ -5,7 +5,7 @@ import os
 
 from .collect import num
 from .data import availability, configs_in, generation_data, generations, workloads_in
-from .defs import BASELINE, WORKLOADS, wl_base
+from .defs import BASELINE, FALLBACK_BASELINE, WORKLOADS, wl_base
 from .formatting import fmt
 from .plots import plot
 from .sections import (detail_sections, generations_table, one_side_section,
@@ -26,7 +26,10 @@ def write_csv(data, path):
             w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in CSV_FIELDS})
 
 
-def render(data, outdir, plots=True):
+def render(data, outdir, plots=True, summary=None):
+    """Writes report.md, results.csv and the plots of @data into @outdir;
+    @summary: summary.txt's text (benchlib.switchback.build()), shown first
+    so that the two never differ."""
     host, mode = data["host"], data["mode"]
     write_csv(data, os.path.join(outdir, "results.csv"))
     runs = data["runs"]
@@ -35,6 +38,12 @@ def render(data, outdir, plots=True):
     title = {"bench": "twigfs lock benchmark", "aa": "twigfs A/A noise check",
              "compare": "twigfs kernel comparison"}.get(mode, "twigfs benchmark")
     L += ["# %s — %s" % (title, host.get("date", "")), ""]
+    if summary:
+        L += ["## Summary", "",
+              "summary.txt: the switchback runs (details in [switchback.md](switchback.md)) "
+              "and the separate runs, each against %s (else %s, as below)." % (
+                  BASELINE, FALLBACK_BASELINE), "",
+              "```"] + summary.rstrip("\n").split("\n") + ["```", ""]
     g = data["boots"][0]["guest"] if data["boots"] else {}
     L += ["## What produced these numbers", "",
           "| | |", "|---|---|",

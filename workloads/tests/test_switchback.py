@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Host-side tests of workloads/switchback.py on hand-made and synthetic
-twig-switch logs.
+"""Host-side tests of benchlib/switchback.py (the switchback analysis and
+summary.txt) and its command workloads/switchback.py, on hand-made and
+synthetic twig-switch logs.
 
     /usr/bin/python3 workloads/tests/test_switchback.py
 
@@ -23,8 +24,10 @@ import scipy.stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import passfail  # noqa: E402
-import switchback as sb  # noqa: E402
+import report  # noqa: E402
+import switchback as command  # noqa: E402
 from benchlib import data, defs  # noqa: E402
+from benchlib import switchback as sb  # noqa: E402
 
 HAND = """\
 # twig-switch 1
@@ -650,7 +653,7 @@ class Output(unittest.TestCase):
     def main(self, *args):
         out = io.StringIO()
         with redirect_stdout(out):
-            rc = sb.main([self.dir] + list(args))
+            rc = command.main([self.dir] + list(args))
         return rc, out.getvalue()
 
     def test_summary_table(self):
@@ -802,6 +805,27 @@ class Output(unittest.TestCase):
                          r"\+5\d\.\d%\] +\*$")
         self.assertRegex(L[i + 3], r"^  mutex-nospin#B +3 +100 MB/s +\+0\.0% .* \(A/A\)$")
 
+    def test_report_holds_the_summary(self):
+        """report.py on a bench whose configurations were all switched (no
+        separate run): summary.txt, and report.md with it verbatim."""
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = report.main(["report.py", self.dir, "--no-plots"])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.dir, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("dbench, switchback (boot 1)", summary)
+        self.assertEqual(out.getvalue(), summary)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        self.assertIn("```\n" + summary.rstrip("\n") + "\n```\n", md)
+        # --render again from results.json: the same report.md
+        os.remove(os.path.join(self.dir, "report.md"))
+        rc = report.main(["report.py", "--render", os.path.join(self.dir, "results.json"),
+                          "--no-plots"])
+        with open(os.path.join(self.dir, "report.md")) as f:
+            self.assertEqual(f.read(), md)
+
     def test_separate_baseline_as_the_report(self):
         """Without mutex-nospin runs the summary compares against the
         report's baseline (benchlib.data.baseline_for: mutex-osq), as
@@ -901,7 +925,7 @@ class Output(unittest.TestCase):
         try:
             out = io.StringIO()
             with redirect_stdout(out):
-                rc = sb.main([empty])
+                rc = command.main([empty])
             self.assertEqual(rc, 0)
             self.assertIn("no switchback runs", out.getvalue())
         finally:
