@@ -9,7 +9,8 @@
 #   bench.sh --aa                 A/A: one configuration run as two sides
 #   bench.sh --compare p.patch..  base kernel vs base + patches, alternating
 #                                 boots (BOOTS per kernel)
-#   bench.sh --report DIR         rebuild report.md/json/csv/plots of DIR
+#   bench.sh --report DIR         rebuild summary.txt, switchback.md and
+#                                 report.md/json/csv/plots of DIR
 #
 # Variables: KERNELS ("6.1 6.12": the matrix on each) VCPUS MEM ACCEL
 # CLIENTS DURATION REPEAT CONFIGS WORKLOADS
@@ -456,12 +457,11 @@ done
 	echo "host_steal_end_s $(steal_s)"
 	echo "wall_seconds $((SECONDS - start))"
 } >>"$out/host-info.txt"
-((nruns == 0)) || "$py" "$wl/report.py" "$out"
-# summary.txt: the switchback runs and the separate runs, paste-able
-"$py" "$wl/switchback.py" "$out" >/dev/null ||
-	echo "bench.sh: switchback.py failed; rerun: workloads/switchback.py $out" >&2
-reports=()
-((nruns == 0)) || reports+=("$out/report.md")
+# summary.txt (the switchback and the separate runs, paste-able) and
+# report.md, which begins with it, in one pass
+"$py" "$wl/report.py" "$out" >/dev/null ||
+	echo "bench.sh: report.py failed; rerun: workloads/bench.sh --report $out" >&2
+reports=("$out/report.md")
 ((sb_runs == 0)) || reports+=("$out/switchback.md")
 echo "bench: took $((SECONDS - start)) s; report: ${reports[*]}"
 [[ ! -s $out/summary.txt ]] || { echo; cat "$out/summary.txt"; }
