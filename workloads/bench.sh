@@ -113,8 +113,12 @@ done
 	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW, BOOTS above 0" >&2; exit 2; }
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
 # The default matrix fits about 45 minutes here (docs/testing.md, "Time
-# on this machine"); CONFIGS=all and WORKLOADS=all are everything.
+# on this machine"); CONFIGS=all and WORKLOADS=all are everything, the
+# workloads of their own (workloads/wl/<name>.sh) among them.
 all_workloads="dbench create-own create-shared fsmark-own fsmark-shared lookup"
+for w in "$wl"/wl/*.sh; do
+	if [[ -e $w ]]; then all_workloads+=" $(basename "$w" .sh)"; fi
+done
 : "${LOOKUP_FILES:=1000}" "${WORKLOADS:=dbench create-own lookup}"
 [[ $CONFIGS == all ]] && CONFIGS=$all_configs
 [[ $WORKLOADS == all ]] && WORKLOADS=$all_workloads
@@ -218,6 +222,7 @@ out=$(cd "$out" && pwd)
 # files and the lookup and create programs (static, so they run in the
 # initramfs).
 cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
+cp -r "$wl/wl" "$out/harness/"
 for p in twig-lookup twig-create; do
 	gcc -std=gnu99 -O2 -Wall -Wextra -Werror -static -o "$out/harness/$p" "$wl/$p.c"
 done

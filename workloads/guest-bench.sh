@@ -13,7 +13,8 @@
 #                  warm-up pass so each lasts about CREATE_SECS on the
 #                  baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
-#   $R/harness/    this script, the fio job files, twig-lookup, twig-create
+#   $R/harness/    this script, the fio job files, twig-lookup, twig-create,
+#                  wl/ (the workloads of their own: wl/<name>.sh)
 #
 #   $R/profile.txt the same for profiled runs (PROFILE=1), run last
 #
@@ -235,10 +236,6 @@ run_workload() {
 	dbench)
 		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
 			"$CLIENTS" ;;
-	dbench-xattr)
-		# --xattr: every file's DOS attributes in user.DosAttrib, as Samba
-		dbench -c /usr/share/dbench/client.txt -D "$mnt" -t "$DURATION" \
-			--xattr "$CLIENTS" ;;
 	create-own)
 		# CREATE_SECS of creating at a steady CREATE_KEEP files per
 		# directory (its fill comes first, not timed)
@@ -257,7 +254,15 @@ run_workload() {
 		mkdir -p "$mnt/lookup" &&
 			"$H/twig-lookup" "$mnt/lookup" "$LOOKUP_PROCS" "$LOOKUP_SECS" \
 				"$LOOKUP_FILES" ;;
-	*) echo "unknown workload $1"; return 2 ;;
+	*)
+		# a workload of its own: workloads/wl/<name>.sh
+		if [ -f "$H/wl/${1%@*}.sh" ]; then
+			# shellcheck source=/dev/null
+			. "$H/wl/${1%@*}.sh"
+		else
+			echo "unknown workload $1"
+			return 2
+		fi ;;
 	esac
 }
 

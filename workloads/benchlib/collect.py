@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from .defs import DBENCH_WORKLOADS, WORKLOADS, wl_base, wl_clients
+from .defs import DBENCH_WORKLOADS, PARSERS, WORKLOADS, wl_base, wl_clients
 from .stats import mean
 
 
@@ -40,7 +40,9 @@ def num(s):
 
 
 def parse_output(workload, text):
-    """(value, extra dict, error or None) from a workload's raw output."""
+    """(value, extra dict, error or None) from a workload's raw output, by
+    its parser (a workload of wl/ names one in its description)."""
+    workload = PARSERS.get(workload, workload)
     if workload in DBENCH_WORKLOADS:
         m = re.search(r"Throughput ([\d.]+) MB/sec\s+(\d+) clients.*?max_latency=([\d.]+) ms",
                       text)

@@ -1,8 +1,12 @@
 """The bench's configurations and workloads, as every part of the report
 sees them: workloads/configs.txt (one table for the bench, the guest and
-the report), the baseline, and each workload's title, unit and 2009 claim.
+the report), the baseline, and each workload's title, unit and 2009 claim
+(the built-in ones below, and each workload of workloads/wl/: its guest
+driver <name>.sh and this side of it, <name>.txt).
 """
 import os
+
+WL_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "wl")
 
 BASELINE = "mutex-nospin"
 FALLBACK_BASELINE = "mutex-osq"
@@ -39,11 +43,40 @@ WORKLOADS = {
     "fsmark-shared": ("fs_mark 4 KiB creates, one shared directory", "files/s", (1.3, 1.5),
                       "spinning 30-50% faster"),
     "lookup": ("lookups and readdir of a shared directory", "ops/s", None, None),
-    # no 2009 claim: Samba's xattr traffic was not in it
-    "dbench-xattr": ("dbench --xattr (Samba's extended attributes)", "MB/s", None, None),
 }
+# The raw output's parser of each workload (benchlib/collect.py), where it
+# is not the workload's own name.
+PARSERS = {}
+
+
+def read_description(path):
+    """A workload's description, wl/<name>.txt: {key: value} of its "key
+    value" lines (title, unit, parser, doc; # starts a comment)."""
+    kv = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            if k and not k.startswith("#"):
+                kv[k] = v.strip()
+    return kv
+
+
+def described_workloads(wl_dir=WL_DIR):
+    """{name: description} of the workloads of @wl_dir, in name order."""
+    out = {}
+    for name in sorted(os.listdir(wl_dir)) if os.path.isdir(wl_dir) else []:
+        if name.endswith(".txt"):
+            out[name[:-4]] = read_description(os.path.join(wl_dir, name))
+    return out
+
+
+DESCRIBED = described_workloads()
+for _name, _d in DESCRIBED.items():
+    # 2009 claims belong to the built-in workloads only
+    WORKLOADS[_name] = (_d["title"], _d["unit"], None, None)
+    PARSERS[_name] = _d.get("parser", _name)
 # Parsed and reported as dbench (throughput, max latency, commit-bound check).
-DBENCH_WORKLOADS = ("dbench", "dbench-xattr")
+DBENCH_WORKLOADS = tuple(["dbench"] + [w for w, p in PARSERS.items() if p == "dbench"])
 
 
 def wl_base(workload):

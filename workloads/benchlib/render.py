@@ -5,7 +5,7 @@ import os
 
 from .collect import num
 from .data import availability, configs_in, generation_data, generations, workloads_in
-from .defs import BASELINE, FALLBACK_BASELINE, WORKLOADS, wl_base
+from .defs import BASELINE, DESCRIBED, FALLBACK_BASELINE, WORKLOADS, wl_base
 from .formatting import fmt
 from .plots import plot
 from .sections import (detail_sections, generations_table, one_side_section,
@@ -107,9 +107,7 @@ def render(data, outdir, plots=True, summary=None):
           "directory, the same number of files per thread as the fio creates; "
           "files/s = the mean of fs_mark's per-loop Files/sec." %
           (host.get("njobs", "?"), host.get("fsmark_loops", "?")),
-          "- `dbench-xattr`: the same dbench with `--xattr` (each file's DOS attributes "
-          "in a user. extended attribute, read and set as Samba does), when run; "
-          "not in the default workloads.",
+          ] + ["- `%s`: %s" % (w, d["doc"]) for w, d in DESCRIBED.items() if d.get("doc")] + [
           "- `lookup`: twig-lookup, %s processes for %s s stat()ing never-seen names "
           "(dcache misses: a read-only tree search each%s) in a directory of %s files, "
           "reading the whole directory every 64th operation; ops/s." %

@@ -188,6 +188,31 @@ class Parsing(unittest.TestCase):
         self.assertRegex(spin, r"\| 2\.0\d* \[")
         self.assertTrue(spin.rstrip().endswith("20 |"), spin)
 
+    def test_workloads_of_their_own(self):
+        """workloads/wl/: each <name>.sh guest driver has its <name>.txt, and
+        the description is what the collector and the report use."""
+        names = sorted(os.listdir(defs.WL_DIR))
+        drivers = {n[:-3] for n in names if n.endswith(".sh")}
+        self.assertEqual(drivers, set(defs.DESCRIBED))
+        self.assertIn("dbench-xattr", drivers)
+        for w, d in defs.DESCRIBED.items():
+            self.assertEqual(defs.WORKLOADS[w][:2], (d["title"], d["unit"]))
+        self.assertIn("dbench-xattr", defs.DBENCH_WORKLOADS)
+        tmp = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(tmp, "mine.txt"), "w") as f:
+                f.write("# a comment\ntitle My load\nunit ops/s\nparser lookup\n")
+            self.assertEqual(defs.described_workloads(tmp),
+                             {"mine": {"title": "My load", "unit": "ops/s", "parser": "lookup"}})
+            # a described workload's output goes to the parser it names
+            defs.PARSERS["mine"] = "lookup"
+            text = "lookups 5000 readdirs 70 seconds 10.0 ops_per_sec 507.0\n"
+            self.assertEqual(collect.parse_output("mine", text)[0],
+                             collect.parse_output("lookup", text)[0])
+        finally:
+            defs.PARSERS.pop("mine", None)
+            shutil.rmtree(tmp)
+
     def test_fio(self):
         """create-shared's fio JSON; create-own's in results from before twig-create."""
         doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
