@@ -526,9 +526,11 @@ static int twig_zero_tail(struct inode *inode, u64 size)
 /*
  * A truncate drops extents from the end, at most @max items a handle, and
  * each handle but the last stores in the INODE_ITEM the size its drop
- * reached, as btrfs does: a commit between two handles (the truncate of a
- * file of many extents takes several) then never has an extent past
- * i_size, and leaves the file as it was up to that size.
+ * reached (the floor, twig_inode_info.trunc_floor, which every INODE_ITEM
+ * written during the truncate respects), as btrfs does: a commit between
+ * two handles (the truncate of a file of many extents takes several)
+ * then never has an extent past i_size, and leaves the file as it was up
+ * to that size.
  * *@from: where the last @max extent items at or past @start begin, or
  * @start when there are no more than @max.  The walk is O(items) a round.
  */
@@ -575,32 +577,30 @@ static int twig_trunc_window(struct twig_fs_info *fs, u64 ino, u64 start,
 	return ret > 0 ? 0 : ret;
 }
 
-/* The INODE_ITEM's size alone, for a truncate still under way. */
-static int twig_set_item_size(struct twig_trans *trans, struct inode *inode,
-			      u64 size)
+/* A shrinking truncate's floor (twig_inode_info.trunc_floor). */
+static void twig_set_trunc_floor(struct inode *inode, u64 floor)
 {
-	struct twig_key key = { inode->i_ino, TWIG_INODE_ITEM_KEY, 0 };
-	struct twig_path *path = twig_alloc_path();
-	int ret;
+	spin_lock(&inode->i_lock);
+	TWIG_I(inode)->trunc_floor = floor;
+	spin_unlock(&inode->i_lock);
+}
 
-	if (!path)
-		return -ENOMEM;
-	ret = twig_search_slot(trans, trans->fs, &key, path, 0, 1);
-	if (ret == 0) {
-		struct twig_eb *leaf = path->nodes[0];
-		struct twig_inode_item *ii = twig_item_ptr(leaf, path->slots[0]);
+/*
+ * The end of a shrinking truncate.  A failure leaves the file where the
+ * drop reached (the old size if no round finished), which is what every
+ * INODE_ITEM written since says: i_size goes back there, so that no later
+ * update (a touch, an atime) stores the new size over extents still
+ * there, and an extension never shows their data past it.
+ */
+static void twig_trunc_end(struct inode *inode, u64 new_size, int ret)
+{
+	struct twig_inode_info *ti = TWIG_I(inode);
 
-		if (twig_item_size(leaf, path->slots[0]) < sizeof(*ii)) {
-			ret = -EUCLEAN;
-		} else {
-			ii->size = cpu_to_le64(size);
-			twig_mark_buffer_dirty(trans, leaf);
-		}
-	} else if (ret > 0) {
-		ret = -EUCLEAN;
-	}
-	twig_free_path(path);
-	return ret;
+	spin_lock(&inode->i_lock);
+	if (ret && ti->trunc_floor > new_size)
+		i_size_write(inode, ti->trunc_floor);
+	ti->trunc_floor = 0;
+	spin_unlock(&inode->i_lock);
 }
 
 /* setattr(ATTR_SIZE), under i_rwsem: resize the page cache and extents. */
@@ -610,7 +610,6 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 	struct twig_fs_info *fs = twig_isb(inode);
 	struct twig_trans *trans;
 	u64 old_size = i_size_read(inode);
-	bool changed = false;
 	int ret;
 
 	if (new_size > old_size) {
@@ -625,6 +624,12 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 
 	/* no async direct read (direct.c) may still read what goes */
 	inode_dio_wait(inode);
+	/*
+	 * Until its drop has reached them, the extents past the new size
+	 * are still there: no INODE_ITEM written meanwhile (the tail's
+	 * writeback, ->dirty_inode, another handle's update) may say less.
+	 */
+	twig_set_trunc_floor(inode, old_size);
 	/* the same size: only what fallocate put past EOF goes */
 	if (new_size != old_size) {
 		truncate_setsize(inode, new_size);
@@ -641,8 +646,7 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 							   new_size,
 							   new_size | (PAGE_SIZE - 1));
 		if (ret) {
-			/* as below: nothing changed */
-			i_size_write(inode, old_size);
+			twig_trunc_end(inode, new_size, ret);
 			return ret;
 		}
 	}
@@ -684,40 +688,22 @@ int twig_truncate_extents(struct inode *inode, u64 new_size)
 		if (!ret && from > start)
 			ret = -EAGAIN;
 		if (!ret || ret == -EAGAIN) {
-			int err = twig_update_inode(trans, inode);
+			int err;
 
-			/* a commit now keeps the file up to where it reached */
-			if (!err && from > start)
-				err = twig_set_item_size(trans, inode,
-							 min(from, old_size));
+			/*
+			 * A commit now keeps the file up to where this
+			 * handle's drop reached; the last one ends the floor.
+			 */
+			twig_set_trunc_floor(inode, ret ? min(from, old_size) : 0);
+			err = twig_update_inode(trans, inode);
 			if (err)
 				ret = err;
 		}
 		if (ret && ret != -EAGAIN)
 			twig_abort_transaction(trans, ret);
-		changed |= trans->dirty;
 		twig_end_transaction(trans);
 	} while (ret == -EAGAIN);
-	/*
-	 * Failed before any item changed: a later inode update must not
-	 * write the new size over extents that are still there.  The tail's
-	 * writeback above may have stored it in the inode item already: put
-	 * the old one back (a failure here aborts, and the disk keeps the
-	 * last commit).
-	 */
-	if (ret && !changed) {
-		i_size_write(inode, old_size);
-		if (new_size & (PAGE_SIZE - 1)) {
-			trans = twig_start_transaction_reserved(fs, 1);
-			if (!IS_ERR(trans)) {
-				int err = twig_update_inode(trans, inode);
-
-				if (err)
-					twig_abort_transaction(trans, err);
-				twig_end_transaction(trans);
-			}
-		}
-	}
+	twig_trunc_end(inode, new_size, ret);
 	mutex_unlock(&ti->extent_mutex);
 	return ret;
 }

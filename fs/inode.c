@@ -39,6 +39,7 @@ struct inode *twig_alloc_inode(struct super_block *sb)
 	ti->flags = 0;
 	ti->maybe_inline = false;
 	ti->dio_write = NULL;
+	ti->trunc_floor = 0;
 	return &ti->vfs_inode;
 }
 
@@ -113,11 +114,16 @@ static void twig_fill_item(struct twig_inode_item *ii, struct inode *inode,
 			   u64 transid)
 {
 	struct twig_inode_info *ti = TWIG_I(inode);
+	u64 size;
 
+	/* the size and a truncate's floor change together under i_lock */
+	spin_lock(&inode->i_lock);
+	size = max_t(u64, i_size_read(inode), ti->trunc_floor);
+	spin_unlock(&inode->i_lock);
 	memset(ii, 0, sizeof(*ii));
 	ii->generation = cpu_to_le64(ti->generation);
 	ii->transid = cpu_to_le64(transid);
-	ii->size = cpu_to_le64(i_size_read(inode));
+	ii->size = cpu_to_le64(size);
 	ii->nbytes = cpu_to_le64(ti->nbytes);
 	ii->next_index = cpu_to_le64(S_ISDIR(inode->i_mode) ?
 				     ti->next_index : 0);

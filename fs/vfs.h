@@ -46,6 +46,13 @@ struct twig_inode_info {
 	 * exclusively: iomap's ->end_io finds its runs here.
 	 */
 	struct twig_dio_write *dio_write;
+	/*
+	 * While a truncate shrinks the file (file-item.c), where its drop
+	 * of extents has reached: every INODE_ITEM written meanwhile says at
+	 * least this size, so none is short of extents still there.  0
+	 * otherwise.
+	 */
+	u64 trunc_floor;
 };
 
 /*

@@ -31,7 +31,7 @@
 # (commit=86400: the fsync log carries the fsyncs), BREAK=1 (loads twigfs
 # with unordered_super=1: superblocks lose their flush and FUA; the run
 # must then find broken states, and passes only if it does), CASES=0
-# (leaves out the two truncate cases, see cases() below),
+# (leaves out the truncate cases, see cases() below),
 # ABORT=0 (leaves out the abort round, see aborter() below), CP_KEEP=1
 # (keep the work folder: log, records, images).
 #
@@ -168,12 +168,15 @@ writer() {
 		$CC done $drec $DEV $s "$f" "$(dirname "$f")"
 	done </results/plan-w$p-r$2
 }
-# The two truncate cases, beside the writers (whose directory fsyncs
+# The truncate cases, beside the writers (whose directory fsyncs
 # commit): a truncate to mid-page committed without writeback of the
 # zeroed tail (a "Z" record: the check extends the file and wants zeroes
 # past the cut), and a truncate of a file of 1500 extent items, several
 # handles with commits between them (fsck of every state sees an extent
-# past i_size).
+# past i_size); and six truncates of 300 extents and 8 MiB to mid-page
+# with a reader updating the atime and a sync(2) loop beside them (before
+# trunc_floor, the tail's writeback or ->dirty_inode stored the new size
+# before the first handle dropped anything, and a commit kept it).
 cases() {
 	p=$writers
 	rec=/results/rec-w$p
@@ -202,7 +205,41 @@ cases() {
 	touch /tmp/cut-done
 	wait $!
 	n=$((n + 1)); s=$((base + p * 65536 + n))
-	$CC done $rec $DEV $s $g crash/cases
+	$CC done $rec $DEV $s $g crash/cases || return
+	# the race: a file of 300 extents cut to mid-page while a reader
+	# updates its atime (->dirty_inode: an inode update taking neither
+	# i_rwsem nor extent_mutex; a strictatime bind mount, so every read
+	# does) and a sync(2) loop commits, before or between the handles
+	h=crash/cases/race
+	if ! mkdir -p /tmp/sa || ! mount --bind /mnt /tmp/sa ||
+		! mount -o remount,bind,strictatime /tmp/sa; then
+		echo "FAIL crashpoints-race-mount: no strictatime bind mount"
+		return
+	fi
+	r=0
+	while [ $r -lt 6 ]; do
+		n=$((n + 1)); s=$((base + p * 65536 + n))
+		$CC begin $rec $DEV $s $h || break
+		$CC spray $h 300
+		# 8 MiB of cached pages past the cut: truncate_setsize() takes
+		# long to drop them after setting the new size
+		tr '\0' r </dev/zero | head -c 8388608 >>$h
+		n=$((n + 1)); s=$((base + p * 65536 + n))
+		$CC done $rec $DEV $s $h crash/cases || break
+		n=$((n + 1)); s=$((base + p * 65536 + n))
+		$CC begin $rec $DEV $s $h || break
+		rm -f /tmp/race-done
+		( while [ ! -e /tmp/race-done ]; do sync; done ) &
+		sp=$!
+		( while [ ! -e /tmp/race-done ]; do head -c 1 /tmp/sa/$h >/dev/null; done ) &
+		$G/truncate -s $((5000 + r * 4096)) $h
+		touch /tmp/race-done
+		wait $sp $!
+		n=$((n + 1)); s=$((base + p * 65536 + n))
+		$CC ztail $rec $DEV $s $h $((5000 + r * 4096)) crash/cases || break
+		r=$((r + 1))
+	done
+	umount /tmp/sa
 }
 # Aborts are crash points too: a second round of the writers, half as
 # long, while fail_after fails a step of some handle (a tree search or
@@ -258,6 +295,7 @@ for ((p = 0; p < writers; p++)); do
 done
 DISK=$img OUT=$work/w LOG_WRITES=$work/log MOUNT=0 "$top/qemu/guest.sh" "$work/job.sh" >"$work/w.log" 2>&1 || rc=$?
 grep -aE '^(PASS|FAIL|#) ' "$work/w/console.log" || true
+fails=$((fails + $(grep -ac '^FAIL ' "$work/w/console.log" || true)))
 if ((rc != 0)); then
 	bad work "the workload's guest exited $rc; $(tail -n 3 "$work/w.log" | tr '\n' ' ')"
 	tail -n 20 "$work/w/console.log" 2>/dev/null | sed 's/^/    /'
