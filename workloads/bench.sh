@@ -62,7 +62,8 @@ clients | vcpus)
 esac
 # The boot is a level of the design: make bench and make compare TOGGLE=
 # run their switchback part once per boot and combine the boots
-# (docs/switchback.md, "Boots"); separate runs then repeat once per boot.
+# (docs/switchback.md, "How a run goes"; docs/results.md, "Three boots");
+# separate runs then repeat once per boot.
 # Five boots: with three, Student's t on 2 degrees of freedom (4.30) held
 # the combined intervals at 6-12% a side even when the boots agreed; the
 # variance components measured then put 5 x 120 s at about 3-4% a side.
@@ -98,8 +99,9 @@ esac
 # mutex_spin) run inside one long run per workload, switched every WINDOW
 # ms in random blocks with a copy of the baseline; the rest run separately.
 # WINDOW: chosen from the A/A half-width by window and settle measured
-# here (docs/switchback.md); SETTLE empty: each workload's own
-# (benchlib/defs.py, from the step table; the analysis applies it).
+# here (docs/results.md, "Window and settle"); SETTLE empty: each
+# workload's own (benchlib/defs.py, from the step table; the analysis
+# applies it).
 if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=120}"; fi
 : "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=}" "${SAMPLE:=50}" "${SB_LEAD:=15}"
 [[ -n ${SWEEP:-} || ${PROFILE:-0} == 1 || $mode != bench ]] && SWITCHBACK=0
@@ -125,7 +127,8 @@ done
 # ASLR: the guest's kernel.randomize_va_space.  Off by default: with the
 # guest's default (2) three boots of one bench disagreed on lookup and
 # dbench far beyond their intervals (between boots tau 6.3% and 4.1%),
-# with it off three boots agreed (1.0% and 0.9%) (docs/switchback.md).
+# with it off three boots agreed (1.0% and 0.9%) (docs/results.md,
+# "Three boots").
 : "${FSMARK_LOOPS:=4}" "${NODESIZE:=4K}" "${ASLR:=0}"
 [[ $ASLR =~ ^[0-2]$ ]] || { echo "bench.sh: ASLR must be 0, 1 or 2" >&2; exit 2; }
 [[ $NODESIZE =~ ^(4|8|16|32|64)[Kk]$ ]] ||
