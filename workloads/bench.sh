@@ -64,14 +64,17 @@ esac
 # run their switchback part once per boot and combine the boots
 # (docs/switchback.md, "How a run goes"; docs/results.md, "Three boots");
 # separate runs then repeat once per boot.
-# Five boots: with three, Student's t on 2 degrees of freedom (4.30) held
-# the combined intervals at 6-12% a side even when the boots agreed; the
-# variance components measured then put 5 x 120 s at about 3-4% a side.
+# Nine boots of 50 s a workload (Kalibera and Jones: repetitions per
+# level from the variance components): five boots of 120 s measured a
+# between-boot tau of up to 3% (lookup) against a within-boot variance of
+# about 0.05-0.13 per second, so more boots of fewer seconds narrow the
+# combined intervals (t on 8 degrees of freedom, 2.31, not 2.78) in less
+# time: docs/results.md, "Boots against seconds".
 if [[ ${QUICK:-0} == 1 ]]; then
 	: "${BOOTS_DEFAULT:=1}"
 	: "${REPEAT:=2}" "${DURATION:=6}" "${CREATE_SECS:=5}" "${LOOKUP_SECS:=2}"
 else
-	: "${BOOTS_DEFAULT:=5}"
+	: "${BOOTS_DEFAULT:=9}"
 	if [[ ${SWEEP:-} == "" && ${BOOTS:-$BOOTS_DEFAULT} -gt 1 && $mode == bench ]]; then
 		: "${REPEAT:=1}"
 	fi
@@ -102,8 +105,10 @@ esac
 # here (docs/results.md, "Window and settle"); SETTLE empty: each
 # workload's own (benchlib/defs.py, from the step table; the analysis
 # applies it).
-if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=120}"; fi
-: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=}" "${SAMPLE:=50}" "${SB_LEAD:=15}"
+# SB_LEAD: seconds of the workload alone before the first switch; after
+# 15 s the first 10 s of switching read like the rest (A/A within 5%).
+if [[ ${QUICK:-0} == 1 ]]; then : "${SB_SECS:=60}"; else : "${SB_SECS:=50}"; fi
+: "${SWITCHBACK:=1}" "${WINDOW:=300}" "${SETTLE:=}" "${SAMPLE:=50}" "${SB_LEAD:=10}"
 [[ -n ${SWEEP:-} || ${PROFILE:-0} == 1 || $mode != bench ]] && SWITCHBACK=0
 [[ $mode == toggle ]] && SWITCHBACK=1
 for v in SB_SECS WINDOW SAMPLE SB_LEAD BOOTS; do

@@ -700,15 +700,41 @@ def settle_check(log, settle_ms, level=0.95):
                 continue
             lr = [math.log(x[k] / y[k]) for k in range(first, nsteps)]
             d.append(lr[0] - numpy.mean(lr[1:]))
-        rec = {"n": len(d), "pct": None, "lo": None, "hi": None, "moving": False}
-        if len(d) >= 3:
-            m, sd = float(numpy.mean(d)), float(numpy.std(d, ddof=1))
-            tq = scipy.stats.t.ppf(1 - (1 - level) / (2 * len(labels)), len(d) - 1)
-            h = tq * sd / math.sqrt(len(d))
-            rec.update(pct=pct(m), lo=pct(m - h), hi=pct(m + h), moving=bool(m - h > 0 or
-                                                                                m + h < 0))
-        out[lb] = rec
+        out[lb] = settle_verdict(len(d), float(numpy.sum(d)),
+                                 float(numpy.sum(numpy.square(d))), len(labels), level)
     return out
+
+
+def settle_verdict(n, total, sumsq, nlabels, level=0.95):
+    """settle_check()'s t interval from the blocks' differences given as
+    their count, sum and sum of squares (kept in the record, so that the
+    boots of a bench can be pooled: see settle_pooled())."""
+    rec = {"n": n, "sum": total, "sumsq": sumsq, "pct": None, "lo": None, "hi": None,
+           "moving": False}
+    if n >= 3:
+        m = total / n
+        sd = math.sqrt(max(sumsq - n * m * m, 0.0) / (n - 1))
+        tq = scipy.stats.t.ppf(1 - (1 - level) / (2 * nlabels), n - 1)
+        h = tq * sd / math.sqrt(n)
+        rec.update(pct=pct(m), lo=pct(m - h), hi=pct(m + h), moving=bool(m - h > 0 or m + h < 0))
+    return rec
+
+
+def settle_pooled(checks, level=0.95):
+    """settle_check() over the blocks of several runs (a bench's boots),
+    pooled: one boot of 50 s has about 27 blocks, too few to see a
+    200 ms onset at settle 100 half the time; nine boots' 240 see it.
+    None when no run had a check (or one predates the kept sums)."""
+    checks = [c for c in checks if c]
+    if not checks or any("sum" not in r for c in checks for r in c.values()):
+        return None
+    labels = []
+    for c in checks:
+        labels += [lb for lb in c if lb not in labels]
+    return {lb: settle_verdict(sum(c[lb]["n"] for c in checks if lb in c),
+                               sum(c[lb]["sum"] for c in checks if lb in c),
+                               sum(c[lb]["sumsq"] for c in checks if lb in c),
+                               len(labels), level) for lb in labels}
 
 
 def settle_table(log, settles=SETTLES_MS):
@@ -971,20 +997,22 @@ def run_notes(r):
     if st:
         L.append("  host steal: mean %.1f%%, worst block %.1f%% of the host's CPU time"
                  % (st["mean_pct"], st["max_pct"]))
-    sc = r.get("settle_check")
-    if sc is None:
-        L.append("  settle: one settled step per window, its steadiness not checked "
-                 "(switchback.md has the step table)")
-    else:
-        moving = ["%s %+.1f%% [%+.1f, %+.1f]" % (lb, c["pct"], c["lo"], c["hi"])
-                  for lb, c in sc.items() if c["moving"]]
-        L += textwrap.wrap(("settle: STILL MOVING after %g ms (first settled step against the "
-                            "rest): %s; raise SETTLE" % (r.get("settle_ms") or 0,
-                                                         ", ".join(moving)))
-                           if moving else "settle: the settled steps agree (%g ms is enough)"
-                           % (r.get("settle_ms") or 0), 98, initial_indent="  ",
-                           subsequent_indent="    ")
+    L += settle_lines(r.get("settle_check"), r.get("settle_ms") or 0)
     return L
+
+
+def settle_lines(sc, settle_ms, what="settle"):
+    """The settle check's verdict, wrapped for summary.txt."""
+    if sc is None:
+        return ["  %s: one settled step per window, its steadiness not checked "
+                "(switchback.md has the step table)" % what]
+    moving = ["%s %+.1f%% [%+.1f, %+.1f]" % (lb, c["pct"], c["lo"], c["hi"])
+              for lb, c in sc.items() if c["moving"]]
+    return textwrap.wrap(("%s: STILL MOVING after %g ms (first settled step against the "
+                          "rest): %s; raise SETTLE" % (what, settle_ms, ", ".join(moving)))
+                         if moving else "%s: the settled steps agree (%g ms is enough)"
+                         % (what, settle_ms), 98, initial_indent="  ",
+                         subsequent_indent="    ")
 
 
 def combine(runs):
@@ -1123,6 +1151,10 @@ def summary_table(runs, separate=None):
         pl = plan_line(comp)
         if pl:
             L += textwrap.wrap(pl, 98, initial_indent="  ", subsequent_indent="    ")
+        pooled = settle_pooled([r.get("settle_check") for r in ok])
+        if pooled:
+            L += settle_lines(pooled, ok[0].get("settle_ms") or 0,
+                              "settle, blocks of the %d boots pooled" % len(ok))
     L += separate_lines(separate or {})
     L += ["", "ops/s: each configuration's operations summed over its settled window parts, "
           "over their", "   seconds; % change: the ratio of those to the baseline's in the "
