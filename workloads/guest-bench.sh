@@ -490,6 +490,10 @@ fi
 	echo "cpus $(grep -c ^processor /proc/cpuinfo)"
 	echo "mem_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 	echo "cpu_model $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+	# what a boot may differ in (the spread between boots): its clock
+	# and its calibrated delay loop
+	echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "bogomips $(sed -n 's/^bogomips[^:]*: //p' /proc/cpuinfo | tr '\n' ' ')"
 	echo "knob $([ -e "$knob" ] && echo present || echo absent)"
 	echo "mutex_stats $([ -e "$mstats" ] && echo present || echo absent)"
 	echo "dbench $(dbench --help 2>&1 | head -n 1)"
@@ -607,4 +611,7 @@ if [ -s "$R/profile.txt" ]; then
 	done <"$R/profile.txt"
 	unset RAW PROFILE_RUN
 fi
+echo "clocksource_end $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+	>>"$R/guest-info.txt"
+dmesg >"$R/dmesg.txt" 2>&1 || true
 say "bench: done in $(hms "$(echo "$(uptime_s) $start" | awk '{printf "%d", $1 - $2}')")"
