@@ -65,7 +65,9 @@ for f in "$top"/qemu/guest/*.sh "$top"/qemu/tests/*.sh; do
 	[[ -e $f ]] && install -D -m 0755 "$f" "$over/twig/$(basename "$f")"
 done
 # The lock configurations (qemu/guest/lock-matrix.sh reads them).
-install -D -m 0644 "$top/workloads/configs.txt" "$over/twig/configs.txt"
+for f in configs.txt configs.sh; do
+	install -D -m 0644 "$top/workloads/$f" "$over/twig/$f"
+done
 # Small test programs for what busybox cannot do, and the bench's own
 # (tests check what its workloads do to the kernel), static so they need
 # no libraries in the guest.

@@ -40,12 +40,19 @@ case ${1:-} in
 *) echo "usage: bench.sh [--aa | --compare patch... | --report dir]" >&2; exit 2 ;;
 esac
 
-# The configurations: workloads/configs.txt, one table for every side.
-table=$wl/configs.txt
-all_configs=$(awk '!/^#/ && NF { printf "%s ", $1 }' "$table")
-twig_configs=$(awk '!/^#/ && $2 == "twigfs" { printf "%s ", $1 }' "$table")
-# col <configuration> <n>: column n of its row in the table
-col() { awk -v c="${1%%#*}" -v n="$2" '!/^#/ && $1 == c { print $n; exit }' "$table"; }
+# The configurations: workloads/configs.txt, one table for every side,
+# read through configs.sh (config_names, config_def).
+config_table=$wl/configs.txt
+# shellcheck source=workloads/configs.sh
+. "$wl/configs.sh"
+all_configs=$(config_names)
+twig_configs=$(config_names twigfs)
+# col <configuration> <n>: column n of its row in the table (1: its name)
+col() {
+	local row
+	read -r -a row <<<"$(config_def "$1")"
+	[[ ${row[0]} == unknown ]] || { row=("${1%%#*}" "${row[@]}"); echo "${row[$2 - 1]}"; }
+}
 # SWEEP=clients: every workload at SWEEP_POINTS clients/jobs (workload@N)
 # in one boot; SWEEP=vcpus: one boot per SWEEP_POINTS vCPU count.  Both
 # default to dbench on the twigfs configurations, 2 repetitions, no copy.
@@ -157,7 +164,7 @@ elif [[ ${SWEEP:-} == vcpus ]]; then
 	BOOTS=${#points[@]}
 fi
 for c in "${configs[@]}"; do
-	[[ -n $(col "$c" 1) ]] || { echo "bench.sh: unknown configuration '$c' (see $table)" >&2; exit 2; }
+	[[ -n $(col "$c" 1) ]] || { echo "bench.sh: unknown configuration '$c' (see $config_table)" >&2; exit 2; }
 done
 # The switchback set and its file: "mount <configuration>", then
 # "<label> <path>=<value> ..." per configuration (twig-switch's input).
@@ -235,7 +242,7 @@ for p in twig-lookup twig-create; do
 	gcc -std=gnu99 -O2 -Wall -Wextra -Werror -static -o "$out/harness/$p" "$wl/$p.c"
 done
 gcc -std=gnu99 -O2 -Wall -Wextra -Werror -static -o "$out/harness/twig-switch" "$wl/twig-switch.c"
-cp "$table" "$out/harness/"
+cp "$config_table" "$wl/configs.sh" "$out/harness/"
 # Debian's fs_mark needs only libc, which the guest has.
 cp /usr/bin/fs_mark "$out/harness/"
 # PROFILE=1: Debian's perf (linux-perf, the guest kernel's version) and its

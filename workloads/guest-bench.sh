@@ -14,7 +14,8 @@
 #                  baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
 #   $R/harness/    this script, the fio job files, twig-lookup, twig-create,
-#                  wl/ (the workloads of their own: wl/<name>.sh)
+#                  twig-switch, fs_mark, configs.txt and configs.sh, wl/
+#                  (the workloads of their own: wl/<name>.sh)
 #
 #   $R/profile.txt the same for profiled runs (PROFILE=1), run last
 #
@@ -47,11 +48,11 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 hms() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # What a configuration means, from the table (workloads/configs.txt):
-# "<fs> <twigfs lock=> <spin=> <mutex spin policy>".
-config_def() {
-	awk -v c="${1%%#*}" '$1 == c { print $2, $3, $4, $5; f = 1; exit }
-		END { if (!f) print "unknown - - -" }' "$H/configs.txt"
-}
+# config_def <configuration> prints "<fs> <twigfs lock=> <spin=> <mutex
+# spin policy>" (workloads/configs.sh).
+config_table=$H/configs.txt
+# shellcheck source=workloads/configs.sh
+. "$H/configs.sh"
 
 set_policy() {
 	[ -e "$knob" ] || return 0

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -156,6 +157,22 @@ class Stats(unittest.TestCase):
         self.assertEqual(stats.judge(1.0, 0.9, 1.1, (1.0, float("inf"))),
                          "not distinguishable from noise")
         self.assertEqual(stats.judge(1.2, None, None, claim), "not distinguishable from noise")
+
+
+class ConfigTable(unittest.TestCase):
+    def test_shell_and_python_read_the_same_table(self):
+        """configs.sh (bench.sh, the guest) and defs.py (the report) are
+        the table's two readers: same rows, same order, a "#B" copy is its
+        configuration, a name not in it is unknown."""
+        wl = os.path.dirname(defs.WL_DIR)
+        script = ('config_table=$1/configs.txt; . "$1/configs.sh"; config_rows; '
+                  'config_def spin512#B; config_def nope; config_names twigfs; echo')
+        out = subprocess.run(["sh", "-c", script, "sh", wl], check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+        rows = [tuple(line.split()[:3]) for line in out[:-3]]
+        self.assertEqual(rows, defs.CONFIG_TABLE)
+        self.assertEqual(out[-3:], ["twigfs mutex 512 none", "unknown - - -",
+                                    " ".join(defs.TWIG_CONFIGS) + " "])
 
 
 class Parsing(unittest.TestCase):
