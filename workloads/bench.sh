@@ -236,7 +236,7 @@ out=$(cd "$out" && pwd)
 # The harness that goes into every boot: this script's guest side, the job
 # files and the lookup and create programs (static, so they run in the
 # initramfs).
-cp "$wl/guest-bench.sh" "$wl"/*.fio "$out/harness/"
+cp "$wl/guest-bench.sh" "$wl"/*.fio "$wl/create-rate.awk" "$out/harness/"
 cp -r "$wl/wl" "$out/harness/"
 for p in twig-lookup twig-create; do
 	gcc -std=gnu99 -O2 -Wall -Wextra -Werror -static -o "$out/harness/$p" "$wl/$p.c"

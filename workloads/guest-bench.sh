@@ -1,9 +1,9 @@
 #!/bin/sh
 # Guest side of `make bench`: run the plan the host wrote, one run at a time,
 # each on a freshly made filesystem, and leave raw outputs in the results
-# share for the host (benchlib/collect.py) to read.  The one parsing done
-# here is the create sizing's (NFILES=auto: the warm-up's fio and fs_mark
-# rates, below).
+# share for the host (benchlib/collect.py) to read.  The create sizing
+# (NFILES=auto) reads the warm-up's fio and fs_mark rates with
+# create-rate.awk, the parse the collector runs too.
 #
 #   $R/params.env  the run's settings as bench.sh names them (sourced):
 #                  CLIENTS DURATION NJOBS NFILES CREATE_SECS CREATE_PROBE
@@ -14,8 +14,9 @@
 #                  baseline
 #   $R/plan.txt    "<index> <workload> <config> <rep>" per line, in run order
 #   $R/harness/    this script, the fio job files, twig-lookup, twig-create,
-#                  twig-switch, fs_mark, configs.txt and configs.sh, wl/
-#                  (the workloads of their own: wl/<name>.sh)
+#                  twig-switch, fs_mark, configs.txt and configs.sh,
+#                  create-rate.awk, wl/ (the workloads of their own:
+#                  wl/<name>.sh)
 #
 #   $R/profile.txt the same for profiled runs (PROFILE=1), run last
 #
@@ -142,30 +143,23 @@ dump_stats() {
 	fi
 }
 
-# create_files_for <output>: files per job for CREATE_SECS of creating at
-# the rate a warm-up run measured (fio JSON: files written / slowest job's
-# runtime; fs_mark: the mean of its Files/sec lines), never fewer than
-# CREATE_PROBE, and never more than half of the 4 GiB bench disk holds in
-# 4 KiB files (5242 per job for 50 jobs).
+# create_files_for <output> <workload>: files per job for CREATE_SECS of
+# creating at the rate a warm-up run measured (create-rate.awk, the
+# collector's parse too: fio's files over its slowest job's runtime,
+# fs_mark's mean Files/sec), never fewer than CREATE_PROBE, and never more
+# than half of the 4 GiB bench disk holds in 4 KiB files (5242 per job for
+# 50 jobs).  Prints nothing when the run measured no rate.
 create_files_for() {
-	awk -v secs="$CREATE_SECS" -v jobs="$NJOBS" -v floor="$CREATE_PROBE" '
-		/"write" *: *[{]/ { w = 1 }
-		w && /"total_ios"/ { v = $0; gsub(/[^0-9]/, "", v); n += v; w = 0 }
-		/"job_runtime"/ { v = $0; gsub(/[^0-9]/, "", v); if (v + 0 > rt) rt = v + 0 }
-		/Files\/sec/ { fsm = 1; next }
-		fsm && NF == 5 && $4 + 0 > 0 { fr += $4; nfr++ }
-		END {
-			if (nfr > 0)
-				rate = fr / nfr
-			else if (n > 0 && rt > 0)
-				rate = n / (rt / 1000)
-			else
-				exit
+	case $2 in fsmark-*) fmt=fs_mark ;; *) fmt=fio ;; esac
+	rate=$(awk -v fmt="$fmt" -f "$H/create-rate.awk" "$1")
+	case $rate in "ok "*) rate=${rate#ok } ;; *) return 0 ;; esac
+	awk -v secs="$CREATE_SECS" -v jobs="$NJOBS" -v floor="$CREATE_PROBE" \
+		-v rate="${rate%% *}" 'BEGIN {
 			f = int(secs * rate / jobs + 0.999)
 			cap = int(262144 / jobs)
 			f = f > cap ? cap : f
 			print (f < floor ? floor : f)
-		}' "$1"
+		}'
 }
 
 # fs_mark, Chris Mason's create benchmark: NJOBS threads each creating
@@ -537,7 +531,7 @@ if [ -n "$wcfg" ]; then
 			NFILES=$CREATE_PROBE
 			say "[warm-up] $wl $wcfg, $NJOBS x $NFILES files to size the runs, discarded"
 			one_run 0 "$wl" "$wcfg" 0 </dev/null
-			n=$(create_files_for "$R/warmup/000-$wl-$wcfg-r0/output.txt")
+			n=$(create_files_for "$R/warmup/000-$wl-$wcfg-r0/output.txt" "$wl")
 			# A small tree creates faster than the grown one of a
 			# real run (measured: 2.5x), so size again from a
 			# second warm-up at a third of that estimate.
@@ -545,7 +539,7 @@ if [ -n "$wcfg" ]; then
 				NFILES=$((n / 3))
 				say "[warm-up] $wl $wcfg, $NJOBS x $NFILES files to size again, discarded"
 				one_run 0 "$wl" "$wcfg" 1 </dev/null
-				n=$(create_files_for "$R/warmup/000-$wl-$wcfg-r1/output.txt")
+				n=$(create_files_for "$R/warmup/000-$wl-$wcfg-r1/output.txt" "$wl")
 			fi
 			NFILES=auto
 			# The slowest create workload sets the size for both.

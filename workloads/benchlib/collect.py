@@ -4,9 +4,9 @@ the dict that report.py writes as results.json."""
 import json
 import os
 import re
+import subprocess
 
 from .defs import DBENCH_WORKLOADS, PARSERS, WORKLOADS, wl_base, wl_clients
-from .stats import mean
 
 
 def read_kv(path):
@@ -39,6 +39,23 @@ def num(s):
         return None
 
 
+CREATE_RATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "create-rate.awk")
+
+
+def create_rate(fmt, text):
+    """(value, extra dict, error or None) of fio's JSON or fs_mark's table
+    (@fmt "fio" or "fs_mark"), by create-rate.awk: the guest sizes its
+    create runs with the same program."""
+    out = subprocess.run(["awk", "-v", "fmt=" + fmt, "-f", CREATE_RATE], input=text,
+                         capture_output=True, text=True, check=True).stdout
+    status, _, rest = out.strip().partition(" ")
+    if status != "ok":
+        return None, {}, rest
+    value, _, extra = rest.partition(" ")
+    return float(value), json.loads(extra), None
+
+
 def parse_output(workload, text):
     """(value, extra dict, error or None) from a workload's raw output, by
     its parser (a workload of wl/ names one in its description)."""
@@ -65,36 +82,9 @@ def parse_output(workload, text):
         if "{" not in text:
             return None, {}, "no twig-create summary"
     if workload in ("create-own", "create-shared"):
-        i = text.find("{")
-        if i < 0:
-            return None, {}, "no fio JSON"
-        try:
-            doc, _ = json.JSONDecoder().raw_decode(text[i:])
-        except ValueError as e:
-            return None, {}, "bad fio JSON: %s" % e
-        jobs = doc.get("jobs", [])
-        if not jobs or any(j.get("error") for j in jobs):
-            return None, {}, "fio job error"
-        files = sum(j["write"]["total_ios"] for j in jobs)
-        secs = max(j["job_runtime"] for j in jobs) / 1000.0
-        if secs <= 0:
-            return None, {}, "zero runtime"
-        return files / secs, {"files": files, "fio_seconds": secs}, None
+        return create_rate("fio", text)
     if workload in ("fsmark-own", "fsmark-shared"):
-        # After fs_mark's header line, one row per loop:
-        # FSUse% Count Size Files/sec App-Overhead
-        head = re.search(r"^FSUse%\s+Count\s+Size\s+Files/sec", text, re.M)
-        if not head:
-            return None, {}, "no fs_mark table"
-        loops = []
-        for line in text[head.end():].splitlines()[1:]:
-            f = line.split()
-            if len(f) != 5 or any(num(x) is None for x in f):
-                break
-            loops.append(float(f[3]))
-        if not loops:
-            return None, {}, "fs_mark printed no loop"
-        return mean(loops), {"fsmark_loops": loops}, None
+        return create_rate("fs_mark", text)
     if workload == "lookup":
         m = re.search(r"lookups (\d+) readdirs (\d+) seconds ([\d.]+) ops_per_sec ([\d.]+)", text)
         if not m:

@@ -238,6 +238,46 @@ class Parsing(unittest.TestCase):
             v, extra, err = collect.parse_output(w, "fio: note\n" + json.dumps(doc))
             self.assertEqual((v, err), (50.0, None))
 
+    def test_fio_recorded_sample(self):
+        # fio 3.33 (the guest's), create-shared.fio with NJOBS=3 NFILES=50:
+        # create-rate.awk's scanner reads what a JSON reader reads
+        with open(os.path.join(SAMPLES, "fio-3.33-create-shared.txt")) as f:
+            text = f.read()
+        doc = json.loads(text)
+        files = sum(j["write"]["total_ios"] for j in doc["jobs"])
+        secs = max(j["job_runtime"] for j in doc["jobs"]) / 1000.0
+        v, extra, err = collect.parse_output("create-shared", text)
+        self.assertEqual((v, extra, err), (files / secs, {"files": files, "fio_seconds": secs},
+                                           None))
+        self.assertEqual(files, 150)
+
+    def test_fio_failures(self):
+        doc = {"jobs": [{"error": 0, "job_runtime": 2000, "write": {"total_ios": 100}},
+                        {"error": 5, "job_runtime": 4000, "write": {"total_ios": 100}}]}
+        text = json.dumps(doc, indent=2)
+        self.assertEqual(collect.parse_output("create-shared", text)[2], "fio job error")
+        self.assertEqual(collect.parse_output("create-shared", '{"jobs": []}')[2],
+                         "fio job error")
+        self.assertIn("bad fio JSON", collect.parse_output("create-shared", text[:200])[2])
+        self.assertEqual(collect.parse_output("create-shared", "fio: no such file\n"),
+                         (None, {}, "no fio JSON"))
+        doc["jobs"] = [{"error": 0, "job_runtime": 0, "write": {"total_ios": 0}}]
+        self.assertEqual(collect.parse_output("create-shared", json.dumps(doc))[2],
+                         "zero runtime")
+
+    def test_create_rate_in_the_guest(self):
+        """The guest sizes its create runs with create-rate.awk under
+        busybox awk: the same line as the host's awk, to the last digit."""
+        if not shutil.which("busybox"):
+            self.skipTest("no busybox on this host")
+        for name, fmt in (("fio-3.33-create-shared.txt", "fio"), ("fs_mark-3.3.txt", "fs_mark")):
+            lines = [subprocess.run(awk + ["-v", "fmt=" + fmt, "-f", collect.CREATE_RATE,
+                                           os.path.join(SAMPLES, name)], check=True,
+                                    capture_output=True, text=True).stdout
+                     for awk in (["awk"], ["busybox", "awk"])]
+            self.assertEqual(lines[0], lines[1])
+            self.assertTrue(lines[0].startswith("ok "), lines[0])
+
     def test_twig_create(self):
         v, extra, err = collect.parse_output(
             "create-own", "prefill files 10000 seconds 4.210 sync_seconds 2.001\n"
