@@ -214,6 +214,15 @@ elif ((SWITCHBACK)); then
 		SWITCHBACK=0
 	fi
 fi
+# A workload of its own joins a switchback run only if its description
+# says it can be time-bounded ("switchback yes" in wl/<name>.txt).
+if ((${#sb_lines[@]})); then
+	for w in "${workloads[@]}"; do
+		d=$wl/wl/${w%@*}.txt
+		[[ ! -f $d || $(sed -n 's/^switchback[[:space:]]\{1,\}//p' "$d") == yes ]] ||
+			{ echo "bench.sh: $w cannot be time-bounded for switchback ($d): leave it out or set SWITCHBACK=0" >&2; exit 2; }
+	done
+fi
 if [[ $mode == aa ]]; then
 	((${#configs[@]} == 1)) || { echo "bench.sh: --aa takes one CONFIGS entry" >&2; exit 2; }
 	configs=("${configs[0]}#A" "${configs[0]}#B")

@@ -51,7 +51,8 @@ PARSERS = {}
 
 def read_description(path):
     """A workload's description, wl/<name>.txt: {key: value} of its "key
-    value" lines (title, unit, parser, doc; # starts a comment)."""
+    value" lines (title, unit, parser, doc, switchback; # starts a
+    comment).  bench.sh reads its switchback (yes or no) itself."""
     kv = {}
     with open(path) as f:
         for line in f:

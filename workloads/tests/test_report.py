@@ -214,6 +214,8 @@ class Parsing(unittest.TestCase):
         self.assertIn("dbench-xattr", drivers)
         for w, d in defs.DESCRIBED.items():
             self.assertEqual(defs.WORKLOADS[w][:2], (d["title"], d["unit"]))
+            # whether bench.sh may put it in a switchback run
+            self.assertIn(d.get("switchback"), ("yes", "no"), w)
         self.assertIn("dbench-xattr", defs.DBENCH_WORKLOADS)
         tmp = tempfile.mkdtemp()
         try:
