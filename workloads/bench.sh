@@ -1,22 +1,29 @@
 #!/bin/bash
-# `make bench` and `make compare`: boot the guest BOOTS times and run the
-# workload matrix in each boot: the configurations that share one mount
-# switched inside one run per workload (switchback, docs/switchback.md),
-# the others in separate runs, REPEAT times, each repetition in an order
-# drawn from SEED; then build the summary and the report.
+# `make bench`, `make aa` and `make compare`: boot the guest BOOTS times
+# and run the workload matrix in each boot: the configurations that share
+# one mount switched inside one run per workload (switchback,
+# docs/switchback.md), the others in separate runs, REPEAT times, each
+# repetition in an order drawn from SEED; then build the summary and the
+# report (report.py).
 #
-#   bench.sh                      BOOTS boots (5), the whole matrix in each
+#   bench.sh                      BOOTS boots (BOOTS_DEFAULT below), the
+#                                 whole matrix in each
 #   bench.sh --aa                 A/A: one configuration run as two sides
 #   bench.sh --compare p.patch..  base kernel vs base + patches, alternating
-#                                 boots (BOOTS per kernel)
+#                                 boots (BOOTS per kernel); with
+#                                 TOGGLE=/path:off,on, one patched kernel
+#                                 switched off and on inside each run
 #   bench.sh --report DIR         rebuild summary.txt, switchback.md and
 #                                 report.md/json/csv/plots of DIR
 #
-# Variables: KERNELS ("6.1 6.12": the matrix on each) VCPUS MEM ACCEL
-# CLIENTS DURATION REPEAT CONFIGS WORKLOADS
-# QUICK=1 NJOBS NFILES CREATE_KEEP LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS
-# SEED (the run order) AA (0: no second baseline copy) PROFILE=1 (perf in
-# separate runs) (see docs/benchmarks.md).  Results go to
+# Variables (docs/benchmarks.md, docs/switchback.md): KERNELS ("6.1
+# 6.12": the matrix on each) VCPUS MEM ACCEL CLIENTS DURATION REPEAT
+# CONFIGS WORKLOADS QUICK=1 SWEEP FLAVOUR NJOBS NFILES CREATE_KEEP FSMARK_LOOPS
+# NODESIZE LOOKUP_PROCS LOOKUP_SECS LOOKUP_FILES BOOTS RESULTS SEED (the
+# run order) AA (0: no second baseline copy) ASLR PROFILE=1 (perf in
+# separate runs) SWITCHBACK SB_SECS SB_LEAD WINDOW SETTLE SAMPLE
+# CROSSCHECK.  The configurations are workloads/configs.txt, the
+# workloads of their own workloads/wl/.  Results go to
 # $RESULTS/<date>-<commit>[-mode]/.
 set -euo pipefail
 
@@ -126,9 +133,9 @@ done
 ((SAMPLE > 0 && WINDOW % SAMPLE == 0 && ${SETTLE:-0} < WINDOW && BOOTS > 0)) ||
 	{ echo "bench.sh: WINDOW must be a multiple of SAMPLE, SETTLE below WINDOW, BOOTS above 0" >&2; exit 2; }
 : "${BOOTS:=1}" "${CLIENTS:=50}" "${NJOBS:=50}" "${LOOKUP_PROCS:=50}"
-# The default matrix fits about 45 minutes here (docs/testing.md, "Time
-# on this machine"); CONFIGS=all and WORKLOADS=all are everything, the
-# workloads of their own (workloads/wl/<name>.sh) among them.
+# The default matrix's time here: docs/testing.md, "Time on this
+# machine".  CONFIGS=all and WORKLOADS=all are everything, the workloads
+# of their own (workloads/wl/<name>.sh) among them.
 all_workloads="dbench create-own create-shared fsmark-own fsmark-shared lookup"
 for w in "$wl"/wl/*.sh; do
 	if [[ -e $w ]]; then all_workloads+=" $(basename "$w" .sh)"; fi
