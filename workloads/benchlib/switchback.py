@@ -534,7 +534,8 @@ def transition(log, steps=MAX_STEPS):
 
 def read_hoststat(path):
     """bench.sh's hoststat.txt: (epoch seconds, cumulative steal ticks,
-    cumulative total ticks) as arrays, or None without the file."""
+    cumulative total ticks, cumulative idle + iowait ticks) as arrays, or
+    None without the file."""
     rows = []
     try:
         with open(path) as f:
@@ -545,13 +546,22 @@ def read_hoststat(path):
                         x = [float(a) for a in v[:9]]
                     except ValueError:
                         continue
-                    rows.append((x[0], x[8], sum(x[1:9])))
+                    rows.append((x[0], x[8], sum(x[1:9]), x[4] + x[5]))
     except OSError:
         return None
     if len(rows) < 2:
         return None
     a = numpy.array(rows)
-    return a[:, 0], a[:, 1], a[:, 2]
+    return a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+
+
+# A run whose host had less spare CPU than this (mean idle, % of the
+# host's time) shared the host with something else: the guest's vCPU
+# threads alone left 5-21% idle on this 2-core host, and the one run
+# at 0% (a845991, SEED=51, lookup in boot 1) read spin512 -6% where its
+# eight other boots read +45 to +69%: a preempted lock holder's vCPU
+# turns spinning into waste.
+HOST_BUSY_IDLE_PCT = 2.0
 
 
 def host_steal(log, wins, hs):
@@ -565,14 +575,15 @@ def host_steal(log, wins, hs):
     r0 = param_ms(log, "realtime_us")
     if hs is None or r0 is None:
         return None
-    t, steal, total = hs
+    t, steal, total = hs[:3]
+    idle = hs[3] if len(hs) > 3 else None
     good = complete_blocks(log, wins, positive=True)
     span = {}
     for w in wins:
         if w["block"] in good:
             a, b = span.get(w["block"], (math.inf, -math.inf))
             span[w["block"]] = (min(a, w["t_us"]), max(b, w["end_us"]))
-    share = {}
+    share, spare = {}, {}
     for blk, (a, b) in span.items():
         ea, eb = (r0 + a) / 1e6, (r0 + b) / 1e6
         if ea < t[0] or eb > t[-1]:
@@ -580,19 +591,34 @@ def host_steal(log, wins, hs):
         dt = numpy.interp(eb, t, total) - numpy.interp(ea, t, total)
         if dt > 0:
             share[blk] = 100 * (numpy.interp(eb, t, steal) - numpy.interp(ea, t, steal)) / dt
+            if idle is not None:
+                spare[blk] = 100 * (numpy.interp(eb, t, idle) - numpy.interp(ea, t, idle)) / dt
     if len(share) < 3:
         return None
+    ratios = block_ratios(log, wins)
     out = {"blocks": len(share), "mean_pct": float(numpy.mean(list(share.values()))),
-           "max_pct": float(max(share.values())), "slope": {}}
-    for lb, xs in block_ratios(log, wins).items():
-        pts = [(share[b], v) for b, v in xs if b in share]
+           "max_pct": float(max(share.values())), "slope": slopes(ratios, share)}
+    if spare:
+        out.update(idle_mean_pct=float(numpy.mean(list(spare.values()))),
+                   idle_min_pct=float(min(spare.values())), idle_slope=slopes(ratios, spare))
+        out["busy"] = out["idle_mean_pct"] < HOST_BUSY_IDLE_PCT
+    return out
+
+
+def slopes(ratios, x_by_block):
+    """Per label, the slope of the blocks' log ratios on a per-block host
+    figure (% change per point, 95% t interval); labels with fewer than
+    8 blocks or a constant figure are left out."""
+    out = {}
+    for lb, xs in ratios.items():
+        pts = [(x_by_block[b], v) for b, v in xs if b in x_by_block]
         x = numpy.array([p[0] for p in pts])
         if len(pts) < 8 or x.std() == 0:
             continue
         fit = scipy.stats.linregress(x, [p[1] for p in pts])
         tq = scipy.stats.t.ppf(0.975, len(pts) - 2)
-        out["slope"][lb] = [100 * fit.slope, 100 * (fit.slope - tq * fit.stderr),
-                            100 * (fit.slope + tq * fit.stderr)]
+        out[lb] = [100 * fit.slope, 100 * (fit.slope - tq * fit.stderr),
+                   100 * (fit.slope + tq * fit.stderr)]
     return out
 
 
@@ -995,8 +1021,17 @@ def run_notes(r):
                                               dr["n"]))
     st = r.get("steal")
     if st:
-        L.append("  host steal: mean %.1f%%, worst block %.1f%% of the host's CPU time"
-                 % (st["mean_pct"], st["max_pct"]))
+        idle = ("; idle mean %.1f%%, lowest block %.1f%%" % (st["idle_mean_pct"],
+                                                             st["idle_min_pct"])
+                if "idle_mean_pct" in st else "")
+        L.append("  host steal: mean %.1f%%, worst block %.1f%%%s of the host's CPU time"
+                 % (st["mean_pct"], st["max_pct"], idle))
+        if st.get("busy"):
+            L += textwrap.wrap(
+                "WARNING: HOST BUSY: the host had no spare CPU under this run (idle below "
+                "%g%%): something else ran beside the guest, its vCPUs were preempted, "
+                "and a preempted lock holder makes spinning a waste; rerun on a quiet host"
+                % HOST_BUSY_IDLE_PCT, 98, initial_indent="  ", subsequent_indent="    ")
     L += settle_lines(r.get("settle_check"), r.get("settle_ms") or 0)
     return L
 
@@ -1123,13 +1158,22 @@ def summary_table(runs, separate=None):
                                " (A/A)" if lb == r.get("aa_label") else ""))
         L += run_notes(r)
     for (_, wl), rs in groups.items():
-        ok = [r for r in rs if not r.get("error")]
+        # A run whose host was busy measured the host, not the locks: it
+        # is left out of the combination (its own table above keeps it).
+        busy = [str(r.get("boot", "?")) for r in rs
+                if not r.get("error") and (r.get("steal") or {}).get("busy")]
+        ok = [r for r in rs if not r.get("error") and str(r.get("boot", "?")) not in busy]
         if len(ok) < 2:
             continue
         comb, base, comp = combine(ok)
         aa = ok[0].get("aa_label")
         L += ["", "%s, switchback, %d boots combined (random effects, Hartung-Knapp t with %d "
               "df):" % (wl, len(ok), len(ok) - 1)]
+        if busy:
+            L += textwrap.wrap("WARNING: HOST BUSY in boot %s (no spare host CPU under the "
+                               "run): left out of this combination; rerun on a quiet host"
+                               % ", ".join(busy), 98, initial_indent="  ",
+                               subsequent_indent="    ")
         short = ["%s (%d boots)" % (lb, x["k"]) for lb, x in comb.items() if x["k"] < len(ok)]
         if short:
             L += textwrap.wrap("WARNING: estimated in fewer boots: " + ", ".join(short), 98,
@@ -1234,11 +1278,12 @@ def markdown(runs, ftable):
                 x["n"], x["blen"]))
         L += [""] + run_notes(r) + [""]
         st = r.get("steal") or {}
-        if st.get("slope"):
-            L += ["Effect against the host's steal time per block (%% change per point of "
-                  "steal, 95%%): %s." % "; ".join(
-                      "%s %+.2f [%+.2f, %+.2f]" % (lb, v[0], v[1], v[2])
-                      for lb, v in st["slope"].items()), ""]
+        for key, what in (("slope", "steal time"), ("idle_slope", "idle time")):
+            if st.get(key):
+                L += ["Effect against the host's %s per block (%% change per point of "
+                      "it, 95%%): %s." % (what, "; ".join(
+                          "%s %+.2f [%+.2f, %+.2f]" % (lb, v[0], v[1], v[2])
+                          for lb, v in st[key].items())), ""]
         L += ["### Drift: % change by quarter of the run, slope", "",
               "| label | Q1 | Q2 | Q3 | Q4 | slope, pts/100 s | 95% (Bonferroni) |",
               "|---|---|---|---|---|---|---|"]

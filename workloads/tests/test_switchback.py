@@ -766,6 +766,20 @@ class Output(unittest.TestCase):
                                                           for x in runs])))
         self.assertTrue(any(ln.startswith("  variance: within a boot") for ln in L[i:]))
         self.assertTrue(all(len(ln) <= 100 for ln in L))
+        # a boot whose host had no spare CPU is flagged in its own table
+        # and left out of the combination, said so
+        runs = json.load(open(os.path.join(self.dir, "switchback.json")))["runs"]
+        runs[1]["steal"] = {"mean_pct": 0.1, "max_pct": 0.2, "idle_mean_pct": 0.3,
+                            "idle_min_pct": 0.0, "busy": True, "slope": {}}
+        L = sb.summary_table(runs).splitlines()
+        self.assertTrue(any(ln.startswith("  WARNING: HOST BUSY: the host had no spare CPU")
+                            for ln in L), L)
+        i = L.index("dbench, switchback, 2 boots combined (random effects, Hartung-Knapp t "
+                    "with 1 df):")
+        self.assertTrue(L[i + 1].startswith("  WARNING: HOST BUSY in boot 2 "), L[i + 1])
+        per = [ln for ln in L[i:] if ln.startswith("  spin512: boots ")][0]
+        self.assertIn("boots 1 ", per)
+        self.assertNotIn(" 2 ", per.split(";")[0].replace("boots 1", ""))
 
     def test_host_steal(self):
         """bench.sh's hoststat.txt mapped onto the run through the log's
@@ -787,8 +801,12 @@ class Output(unittest.TestCase):
                 idle += 200 - st
         _, text = self.main()
         self.assertIn("  host steal: mean ", text)
+        self.assertNotIn("HOST BUSY", text)
         r = json.load(open(os.path.join(self.dir, "switchback.json")))["runs"][0]
         self.assertLess(abs(r["steal"]["mean_pct"] - 5), 1.5, r["steal"])
+        # idle: the rest of the host's ticks
+        self.assertLess(abs(r["steal"]["idle_mean_pct"] - 95), 1.5, r["steal"])
+        self.assertFalse(r["steal"]["busy"])
         self.assertLess(abs(r["steal"]["max_pct"] - 10), 1, r["steal"])
         self.assertEqual(set(r["steal"]["slope"]), {"spin512", "mutex-owner", "mutex-nospin#B"})
 
