@@ -765,6 +765,8 @@ class Output(unittest.TestCase):
         self.assertAlmostEqual(base, math.exp(numpy.mean([math.log(x["baseline_rate"])
                                                           for x in runs])))
         self.assertTrue(any(ln.startswith("  variance: within a boot") for ln in L[i:]))
+        self.assertTrue(any(ln.startswith("  settle, blocks of the 3 boots pooled")
+                            for ln in L[i:]), L[i:])
         self.assertTrue(all(len(ln) <= 100 for ln in L))
         # a boot whose host had no spare CPU is flagged in its own table
         # and left out of the combination, said so
@@ -772,7 +774,7 @@ class Output(unittest.TestCase):
         runs[1]["steal"] = {"mean_pct": 0.1, "max_pct": 0.2, "idle_mean_pct": 0.3,
                             "idle_min_pct": 0.0, "busy": True, "slope": {}}
         L = sb.summary_table(runs).splitlines()
-        self.assertTrue(any(ln.startswith("  WARNING: HOST BUSY: the host had no spare CPU")
+        self.assertTrue(any(ln.startswith("  WARNING: HOST BUSY: the host had no idle CPU")
                             for ln in L), L)
         i = L.index("dbench, switchback, 2 boots combined (random effects, Hartung-Knapp t "
                     "with 1 df):")
@@ -809,6 +811,52 @@ class Output(unittest.TestCase):
         self.assertFalse(r["steal"]["busy"])
         self.assertLess(abs(r["steal"]["max_pct"] - 10), 1, r["steal"])
         self.assertEqual(set(r["steal"]["slope"]), {"spin512", "mutex-owner", "mutex-nospin#B"})
+
+    def host_run(self, rows):
+        """The fixture's boot-1 dbench run on the wall clock, with a
+        hoststat.txt of one line a second from rows(k) (the ticks of the
+        k-th second: user, idle, steal, qemu or None for no column)."""
+        run = os.path.join(self.dir, "boot-1-A", "switchback", "001-dbench")
+        path = os.path.join(run, "switch.log")
+        text = open(path).read().replace("param seed", "param realtime_us 1700000000000000\n"
+                                          "param seed", 1)
+        open(path, "w").write(text)
+        end = sb.parse_log(text)["end_us"] / 1e6
+        with open(os.path.join(self.dir, "boot-1-A", "hoststat.txt"), "w") as f:
+            f.write("# epoch_s user nice system idle iowait irq softirq steal load1 qemu\n")
+            acc = [0, 0, 0, 0]
+            for k in range(int(end) + 3):
+                f.write("%.3f %d 0 0 %d 0 0 0 %d 1.0%s\n" % (
+                    1700000000 - 1 + k, acc[0], acc[1], acc[2],
+                    "" if acc[3] is None else " %d" % acc[3]))
+                acc = [a + b if a is not None and b is not None else None
+                       for a, b in zip(acc, rows(k))]
+        _, text = self.main()
+        return text, json.load(open(os.path.join(self.dir, "switchback.json")))["runs"][0]
+
+    def test_host_busy_beside_qemu(self):
+        """Processes beside the boot's QEMU taking a quarter of the host
+        (no idle left): HOST BUSY, said why."""
+        text, r = self.host_run(lambda k: (200, 0, 0, 150))
+        self.assertLess(abs(r["steal"]["others_mean_pct"] - 25), 1.5, r["steal"])
+        self.assertTrue(r["steal"]["busy"])
+        self.assertIn("WARNING: HOST BUSY: other processes took 25% of the host's CPU", text)
+
+    def test_guest_alone_without_idle_is_not_busy(self):
+        """The guest's QEMU itself using every tick (spinning vCPUs never
+        halt) leaves no idle but is not a busy host."""
+        text, r = self.host_run(lambda k: (200, 0, 0, 200 if k else 0))
+        self.assertLess(r["steal"]["idle_mean_pct"], 0.5, r["steal"])
+        self.assertLess(r["steal"]["others_mean_pct"], 1.5, r["steal"])
+        self.assertFalse(r["steal"]["busy"])
+        self.assertNotIn("HOST BUSY", text)
+
+    def test_no_idle_without_qemu_column_is_busy(self):
+        """An older hoststat.txt (no QEMU column): under 2% idle is busy."""
+        text, r = self.host_run(lambda k: (200, 0, 0, None))
+        self.assertNotIn("others_mean_pct", r["steal"])
+        self.assertTrue(r["steal"]["busy"])
+        self.assertIn("WARNING: HOST BUSY: the host had no idle CPU", text)
 
     def test_separate_runs_in_summary(self):
         """rwsem measured in separate runs: its row, from results.json, with
