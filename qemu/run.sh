@@ -9,7 +9,8 @@
 # extra blank images, /dev/vdb...), KEEP=1 (keep fresh images), OUT (host
 # folder for results), KERNEL (bzImage), MODULES (space-separated .ko list,
 # the first is twigfs.ko), MOUNT=0 (do not mount /dev/vda), MOUNT_OPTS,
-# LOG_WRITES (a path: log every write and flush of /dev/vda there).
+# LOG_WRITES (a path: log every write and flush of /dev/vda there),
+# GUEST_CMDLINE (more kernel parameters).
 #
 # Exit status: the job's, or 124 on timeout, 125 when the console shows a
 # kernel oops, BUG, WARNING, lockdep, KASAN, hung-task or panic report.
@@ -100,6 +101,10 @@ done
 append="console=ttyS0 panic=-1 oops=panic loglevel=5 random.trust_cpu=on twig.job=$job"
 append+=" twig.mount=${MOUNT:-1}"
 [[ -n ${MOUNT_OPTS:-} ]] && append+=" twig.opts=$MOUNT_OPTS"
+# GUEST_CMDLINE: more kernel parameters (e.g. tsc=reliable: under TCG the
+# guest marks its TSCs unsynchronized and keeps time with the emulated
+# HPET, every clock read a trip out of the translated code)
+[[ -n ${GUEST_CMDLINE:-} ]] && append+=" $GUEST_CMDLINE"
 args+=(-append "$append")
 
 console=$out/console.log

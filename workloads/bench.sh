@@ -399,6 +399,7 @@ settings=(CLIENTS DURATION NJOBS NFILES CREATE_SECS CREATE_PROBE CREATE_KEEP FSM
 	echo "vcpus $VCPUS"
 	echo "mem_mib $MEM"
 	echo "accel $ACCEL"
+	echo "guest_cmdline ${GUEST_CMDLINE:-}"
 	echo "flavour ${FLAVOUR:-default}"
 	echo "repeat $REPEAT"
 	echo "boots $BOOTS"

@@ -908,6 +908,10 @@ def machine_line(host, guest, kernel_label):
     line = "machine: %s vCPUs, %s, Linux %s, patches %s, twigfs %s" % (
         guest.get("cpus", host.get("vcpus", "?")) or "?", host.get("accel", "?") or "?",
         guest.get("uname", "?") or "?", patches, (host.get("twigfs_commit", "?") or "?")[:12])
+    if guest.get("clocksource"):
+        line += ", clock %s" % guest["clocksource"]
+    if host.get("guest_cmdline"):
+        line += ", cmdline %s" % host["guest_cmdline"]
     if host.get("host_cpu_model"):
         qemu = re.search(r"version (\S+)", host.get("host_qemu", ""))
         line += "\n" + "\n".join(textwrap.wrap(

@@ -705,6 +705,15 @@ class Output(unittest.TestCase):
         for lb, ln in rows.items():
             self.assertEqual(ln[36:45].strip(), "%+.1f%%" % r["ratios"][lb]["pct"])
 
+    def test_machine_line_names_the_clock_and_cmdline(self):
+        """What tells boots and hosts apart: the guest's clocksource and
+        any kernel parameters the bench added."""
+        line = sb.machine_line({"accel": "tcg", "guest_cmdline": "tsc=reliable"},
+                               {"uname": "6.1.192", "cpus": "2", "clocksource": "hpet"}, "A")
+        self.assertTrue(line.endswith(", clock hpet, cmdline tsc=reliable"), line)
+        self.assertNotIn("cmdline", sb.machine_line({"accel": "tcg", "guest_cmdline": ""},
+                                                    {"uname": "6.1.192"}, "A"))
+
     def test_drain_line(self):
         """With D lines, the run's notes give the settings writes' median,
         p99 and max; without them (the setUp log) there is no such line."""
