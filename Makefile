@@ -1,6 +1,6 @@
 # twigfs: `make test` runs every test layer, `make bench` the main benchmark.
 # Variables (see README.md): KERNEL=6.1|6.12, KERNEL_SRC, SERIES,
-# FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm,
+# FLAVOUR=default|debug, VCPUS, MEM, ACCEL=tcg|kvm, GUEST_CMDLINE,
 # TIMEOUT, DISK, KEEP, SCRIPT, TWIG_CACHE, CLASSES (make crafted), N and SEED
 # (make fuzz), ROUNDS, SEED and FLAVOURS (make crash), OPS, SEED, JOBS,
 # NODESIZE and MOUNT_OPTS (make fsx), and the bench variables
@@ -11,7 +11,7 @@
 SHELL := /bin/bash
 export FLAVOUR ?= default
 export TWIG_CACHE ?= $(HOME)/.cache/twigfs
-export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES
+export VCPUS MEM ACCEL TIMEOUT DISK DISK_SIZE KEEP OUT MOUNT_OPTS KERNEL KERNEL_SRC SERIES GUEST_CMDLINE
 
 .PHONY: all deps kernel module tools run shell test test-tools test-guest \
 	crafted fuzz crash crashpoints fsx bench aa profile compare calibrate clean
