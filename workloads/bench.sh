@@ -360,7 +360,7 @@ steal_s() {
 # kills it at its end): whether steal, or something beside the guest,
 # took the host's CPU under a run.  The guest's switch.log maps its times
 # to the wall clock (param realtime_us).  The QEMU is the one sharing the
-# boot's directory (qemu/run.sh: -virtfs path=<dir>,...).
+# boot's directory (qemu/run.sh: -virtfs path=<dir>,...), not its timeout.
 hoststat() {
 	local u n s i w q sq st l1 qpid="" qt=0 f
 	echo "# epoch_s user nice system idle iowait irq softirq steal load1 qemu" \
@@ -368,7 +368,7 @@ hoststat() {
 	while kill -0 "$$" 2>/dev/null; do
 		read -r _ u n s i w q sq st _ </proc/stat
 		read -r l1 _ </proc/loadavg
-		[[ -n $qpid && -e /proc/$qpid ]] || qpid=$(pgrep -f -- "path=$1," | head -n 1) || true
+		[[ -n $qpid && -e /proc/$qpid ]] || qpid=$(pgrep -f -- "^qemu-system[^ ]* .*path=$1,") || true
 		if [[ -n $qpid ]] && read -r -a f <"/proc/$qpid/stat" 2>/dev/null; then
 			qt=$((f[13] + f[14]))
 		fi
