@@ -701,10 +701,32 @@ def drift(log, wins, quarters=4, level=0.95):
             tq = scipy.stats.t.ppf(1 - (1 - level) / (2 * m), len(y) - 2)
             # the log ratio's slope per 100 s, in % points
             rec.update(slope=1e4 * fit.slope, lo=1e4 * (fit.slope - tq * fit.stderr),
-                       hi=1e4 * (fit.slope + tq * fit.stderr))
+                       hi=1e4 * (fit.slope + tq * fit.stderr), se=1e4 * fit.stderr)
             rec["flag"] = bool(rec["lo"] > 0 or rec["hi"] < 0)
         out[lb] = rec
     return out
+
+
+def drift_pooled(drifts, level=0.95):
+    """The runs' (a bench's boots') drift slopes per label combined by
+    random_effects(), the interval Bonferroni-corrected over the labels:
+    at 50 s a boot's own slope test, on about 25 blocks, flags noise more
+    often than its level says; the boots together ask whether the effect
+    moves over a run.  {label: {slope, lo, hi, k, flag}}, or None when no
+    run has slopes with their standard errors."""
+    labels = []
+    for d in drifts:
+        labels += [lb for lb in (d or {}) if lb not in labels]
+    out = {}
+    for lb in labels:
+        xs = [d[lb] for d in drifts if d and (d.get(lb) or {}).get("se")]
+        if len(xs) < 2:
+            continue
+        re_ = random_effects([x["slope"] for x in xs], [x["se"] for x in xs],
+                             level=1 - (1 - level) / max(1, len(labels)))
+        out[lb] = {"slope": re_["mu"], "lo": re_["lo"], "hi": re_["hi"], "k": re_["k"],
+                   "flag": bool(re_["lo"] > 0 or re_["hi"] < 0)}
+    return out or None
 
 
 def settle_check(log, settle_ms, level=0.95):
@@ -1224,6 +1246,14 @@ def summary_table(runs, separate=None):
         pl = plan_line(comp)
         if pl:
             L += textwrap.wrap(pl, 98, initial_indent="  ", subsequent_indent="    ")
+        dp = drift_pooled([r.get("drift") for r in ok])
+        if dp:
+            moving = [lb for lb, d in dp.items() if d["flag"]]
+            L += textwrap.wrap("drift, the boots' slopes combined (pts/100 s, Bonferroni): %s%s" % (
+                "; ".join("%s %+.1f [%+.1f, %+.1f]" % (lb, d["slope"], d["lo"], d["hi"])
+                          for lb, d in dp.items()),
+                "; DRIFTS: " + ", ".join(moving) if moving else "; no slope excludes 0"),
+                98, initial_indent="  ", subsequent_indent="    ")
         pooled = settle_pooled([r.get("settle_check") for r in ok])
         if pooled:
             L += settle_lines(pooled, ok[0].get("settle_ms") or 0,

@@ -509,6 +509,23 @@ class Calibration(unittest.TestCase):
         for false in (ok, fits):
             self.assertGreater(scipy.stats.binom.sf(false - 1, n, 0.05), 0.01, (ok, fits))
 
+    def test_drift_pooled_over_boots(self):
+        """No effect moves within a run (the synthetic drift is common to
+        every label): the boots' slopes combined flag a drift in at most
+        5% of benches, where one boot's own test flags more often."""
+        n = max(20, self.N // 10)
+        pooled = single = 0
+        for s in range(n):
+            ds = []
+            for b in range(self.BOOTS):
+                log = self.synth(70000 + self.BOOTS * s + b, self.EFF)
+                ds.append(sb.drift(log, sb.windows(log, 100)))
+            single += any(d["flag"] for d in ds[0].values())
+            pooled += any(d["flag"] for d in sb.drift_pooled(ds).values())
+        print("INFO drift, %d boots' slopes combined: flagged %d of %d benches (one boot "
+              "alone: %d of %d)" % (self.BOOTS, pooled, n, single, n))
+        self.assertGreater(scipy.stats.binom.sf(pooled - 1, n, 0.05), 0.01, pooled)
+
     def test_boots_with_between_boot_variance(self):
         """Nine boots whose effects differ (log SD 0.03 between boots,
         the null labels excepted): the combined interval covers the mean
@@ -776,6 +793,13 @@ class Output(unittest.TestCase):
         self.assertTrue(any(ln.startswith("  variance: within a boot") for ln in L[i:]))
         self.assertTrue(any(ln.startswith("  settle, blocks of the 3 boots pooled")
                             for ln in L[i:]), L[i:])
+        dl = [ln for ln in L[i:] if ln.startswith("  drift, the boots' slopes combined")]
+        self.assertEqual(len(dl), 1, L[i:])
+        dp = sb.drift_pooled([x["drift"] for x in runs])
+        self.assertEqual(dp["spin512"]["k"], 3)
+        self.assertTrue(dp["spin512"]["lo"] < dp["spin512"]["slope"] < dp["spin512"]["hi"])
+        # one boot's slope alone: nothing to combine
+        self.assertIsNone(sb.drift_pooled([runs[0]["drift"]]))
         self.assertTrue(all(len(ln) <= 100 for ln in L))
         # a boot whose host had no spare CPU is flagged in its own table
         # and left out of the combination, said so
