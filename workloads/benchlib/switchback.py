@@ -1045,8 +1045,12 @@ def ratio_row(label, rate, x, note=""):
                     "*" if x.get("sig") else "", mde)) + note).rstrip()
 
 
-def run_notes(r):
-    """The lines under a run's table: the A/A copy, drift, the settle."""
+def run_notes(r, alone=False):
+    """The lines under a run's table: the A/A copy, drift, the settle.
+    @alone: the run is one boot of several, whose combined drift and
+    settle lines are the verdicts (one short boot's own tests flag more
+    often than their level)."""
+    what = " (this boot alone; the boots combined below decide)" if alone else ""
     L = ["  A/A %s" % ("±%.1f%%" % r["aa"] if r.get("aa") is not None else
                        "— (no A/A copy)")]
     drifting = ["%s %+.1f pts/100 s [%+.1f, %+.1f]" % (lb, d["slope"], d["lo"], d["hi"])
@@ -1054,7 +1058,7 @@ def run_notes(r):
     qs = ["%s %s" % (lb, "/".join("%+.0f" % q if q is not None else "?" for q in d["quarters"]))
           for lb, d in (r.get("drift") or {}).items()]
     L += textwrap.wrap("drift: %s; by quarter (%%): %s" % (
-        "DRIFTS: " + ", ".join(drifting) if drifting else "no slope excludes 0",
+        "DRIFTS%s: %s" % (what, ", ".join(drifting)) if drifting else "no slope excludes 0",
         "; ".join(qs)), 98, initial_indent="  ", subsequent_indent="    ")
     dr = r.get("drain")
     if dr:
@@ -1080,7 +1084,10 @@ def run_notes(r):
                 "WARNING: HOST BUSY: %s; a vCPU preempted while holding a lock makes "
                 "spinning a waste; rerun on a quiet host" % why, 98,
                 initial_indent="  ", subsequent_indent="    ")
-    L += settle_lines(r.get("settle_check"), r.get("settle_ms") or 0)
+    L += settle_lines(r.get("settle_check"), r.get("settle_ms") or 0,
+                      "settle" + what if alone and any(
+                          c["moving"] for c in (r.get("settle_check") or {}).values())
+                      else "settle")
     return L
 
 
@@ -1170,6 +1177,8 @@ def summary_table(runs, separate=None):
     groups = {}
     for r in runs:
         groups.setdefault((r.get("kernel", "A"), r.get("workload", "?")), []).append(r)
+    ok_boots = {key: sum(1 for r in rs if not r.get("error")) for key, rs in groups.items()}
+    for r in runs:
         if r.get("machine") != machine:
             machine = r.get("machine")
             if L:
@@ -1204,7 +1213,7 @@ def summary_table(runs, separate=None):
         for lb, x in r["ratios"].items():
             L.append(ratio_row(lb, x.get("rate"), x,
                                " (A/A)" if lb == r.get("aa_label") else ""))
-        L += run_notes(r)
+        L += run_notes(r, ok_boots[(r.get("kernel", "A"), r.get("workload", "?"))] >= 2)
     for (_, wl), rs in groups.items():
         # A run whose host was busy measured the host, not the locks: it
         # is left out of the combination (its own table above keeps it).

@@ -731,6 +731,20 @@ class Output(unittest.TestCase):
         self.assertNotIn("cmdline", sb.machine_line({"accel": "tcg", "guest_cmdline": ""},
                                                     {"uname": "6.1.192"}, "A"))
 
+    def test_one_boot_of_several_is_not_the_verdict(self):
+        """A boot's own drift and settle flags, in a bench of several
+        boots, point to the combined lines below them."""
+        r = {"aa": 3.0, "settle_ms": 100,
+             "drift": {"spin512": {"quarters": [1, 2, 3, 4], "slope": 50.0, "lo": 10.0,
+                                   "hi": 90.0, "flag": True}},
+             "settle_check": {"spin512": {"moving": True, "pct": 5.0, "lo": 1.0, "hi": 9.0}}}
+        alone = "\n".join(sb.run_notes(r, alone=True))
+        self.assertIn("DRIFTS (this boot alone; the boots combined below decide)", alone)
+        self.assertIn("settle (this boot alone; the boots combined below decide): STILL", alone)
+        one = "\n".join(sb.run_notes(r))
+        self.assertNotIn("alone", one)
+        self.assertIn("drift: DRIFTS: spin512", one)
+
     def test_drain_line(self):
         """With D lines, the run's notes give the settings writes' median,
         p99 and max; without them (the setUp log) there is no such line."""
