@@ -707,6 +707,12 @@ def drift(log, wins, quarters=4, level=0.95):
     return out
 
 
+def union_keys(dicts):
+    """The labels of several runs' per-label dicts (None skipped), in
+    first-seen order."""
+    return list(dict.fromkeys(lb for d in dicts if d for lb in d))
+
+
 def drift_pooled(drifts, level=0.95):
     """The runs' (a bench's boots') drift slopes per label combined by
     random_effects(), the interval Bonferroni-corrected over the labels:
@@ -714,9 +720,7 @@ def drift_pooled(drifts, level=0.95):
     often than its level says; the boots together ask whether the effect
     moves over a run.  {label: {slope, lo, hi, k, flag}}, or None when no
     run has slopes with their standard errors."""
-    labels = []
-    for d in drifts:
-        labels += [lb for lb in (d or {}) if lb not in labels]
+    labels = union_keys(drifts)
     out = {}
     for lb in labels:
         xs = [d[lb] for d in drifts if d and (d.get(lb) or {}).get("se")]
@@ -792,9 +796,7 @@ def settle_pooled(checks, level=0.95):
     checks = [c for c in checks if c]
     if not checks or any("sum" not in r for c in checks for r in c.values()):
         return None
-    labels = []
-    for c in checks:
-        labels += [lb for lb in c if lb not in labels]
+    labels = union_keys(checks)
     return {lb: settle_verdict(sum(c[lb]["n"] for c in checks if lb in c),
                                sum(c[lb]["sum"] for c in checks if lb in c),
                                sum(c[lb]["sumsq"] for c in checks if lb in c),
@@ -1217,9 +1219,9 @@ def summary_table(runs, separate=None):
     for (_, wl), rs in groups.items():
         # A run whose host was busy measured the host, not the locks: it
         # is left out of the combination (its own table above keeps it).
-        busy = [str(r.get("boot", "?")) for r in rs
-                if not r.get("error") and (r.get("steal") or {}).get("busy")]
-        ok = [r for r in rs if not r.get("error") and not (r.get("steal") or {}).get("busy")]
+        good = [r for r in rs if not r.get("error")]
+        ok = [r for r in good if not (r.get("steal") or {}).get("busy")]
+        busy = [str(r.get("boot", "?")) for r in good if r not in ok]
         if len(ok) < 2:
             if busy and len(ok) + len(busy) >= 2:
                 L += ["", "%s: boots not combined: HOST BUSY in boot %s, %d boot(s) left"
@@ -1266,8 +1268,7 @@ def summary_table(runs, separate=None):
         pooled = settle_pooled([r.get("settle_check") for r in ok])
         if pooled:
             L += settle_lines(pooled, ok[0].get("settle_ms") or 0,
-                              "settle, blocks of the %d boots pooled (the verdict; each "
-                              "boot's own is 5%% false on its own)"
+                              "settle, blocks of the %d boots pooled"
                               % sum(1 for r in ok if r.get("settle_check")))
     L += separate_lines(separate or {})
     L += ["", "ops/s: each configuration's operations summed over its settled window parts, "
